@@ -1,0 +1,159 @@
+// The only reader of process.env: every setting is parsed and validated here, once, at start.
+import { isIP } from 'node:net';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  /** 32-byte key from FURROW_SECRET_KEY; undefined means "use or create the key file under ./data/". */
+  readonly secretKey: Buffer | undefined;
+  readonly tokenTtlSeconds: number;
+  readonly webhookRetryScheduleMs: readonly number[];
+  readonly webhookTimeoutMs: number;
+  readonly webhookAllowPrivateHosts: readonly string[];
+  readonly webhookCaFile: string | undefined;
+  readonly iotSweepIntervalMs: number;
+  readonly logLevel: string;
+  readonly dataDir: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`${variable}: ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const errors: ConfigError[] = [];
+  const read = <T>(name: string, fallback: T, parse: (raw: string) => T): T => {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === '') return fallback;
+    try {
+      return parse(raw.trim());
+    } catch (err) {
+      errors.push(new ConfigError(name, (err as Error).message));
+      return fallback;
+    }
+  };
+
+  const config: Config = {
+    port: read('PORT', 3000, (raw) => parseInteger(raw, 0, 65535, 'a port number from 0 to 65535')),
+    host: read('HOST', '127.0.0.1', parseHost),
+    databaseUrl: read('DATABASE_URL', 'sqlite:./data/furrow.db', parseDatabaseUrl),
+    secretKey: read('FURROW_SECRET_KEY', undefined, parseSecretKey),
+    tokenTtlSeconds: read('TOKEN_TTL_SECONDS', 36000, (raw) =>
+      parseInteger(raw, 60, 31_536_000, 'a number of seconds from 60 to 31536000 (one year)'),
+    ),
+    webhookRetryScheduleMs: read(
+      'WEBHOOK_RETRY_SCHEDULE',
+      parseSchedule('1m,5m,30m,2h,6h,24h'),
+      parseSchedule,
+    ),
+    webhookTimeoutMs: read('WEBHOOK_TIMEOUT_MS', 10000, (raw) =>
+      parseInteger(raw, 100, 60000, 'milliseconds from 100 to 60000'),
+    ),
+    webhookAllowPrivateHosts: read('WEBHOOK_ALLOW_PRIVATE_HOSTS', [] as string[], parseHostList),
+    webhookCaFile: read('WEBHOOK_CA_FILE', undefined, (raw) => raw),
+    iotSweepIntervalMs: read('IOT_SWEEP_INTERVAL_MS', 15000, (raw) =>
+      parseInteger(raw, 10, 3_600_000, 'milliseconds from 10 to 3600000'),
+    ),
+    logLevel: read('LOG_LEVEL', 'info', (raw) => {
+      if (!LOG_LEVELS.includes(raw)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+      return raw;
+    }),
+    dataDir: read('FURROW_DATA_DIR', './data', (raw) => raw),
+  };
+
+  if (errors.length > 0) throw new AggregateConfigError(errors);
+  return Object.freeze(config);
+}
+
+export class AggregateConfigError extends Error {
+  constructor(readonly errors: ConfigError[]) {
+    super(`Invalid configuration:\n${errors.map((e) => `  - ${e.message}`).join('\n')}`);
+    this.name = 'AggregateConfigError';
+  }
+}
+
+function parseInteger(raw: string, min: number, max: number, what: string): number {
+  if (!/^\d+$/.test(raw)) throw new Error(`"${raw}" is not ${what}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new Error(`"${raw}" is out of range; expected ${what}`);
+  return value;
+}
+
+function parseHost(raw: string): string {
+  if (isIP(raw) || /^[a-zA-Z0-9.-]+$/.test(raw)) return raw;
+  throw new Error(`"${raw}" is not an IP address or host name`);
+}
+
+function parseDatabaseUrl(raw: string): string {
+  if (raw.startsWith('sqlite:') && raw.length > 'sqlite:'.length) return raw;
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+      return raw;
+    } catch {
+      throw new Error('is not a valid postgres:// URL');
+    }
+  }
+  throw new Error(
+    'must be sqlite:PATH (for example sqlite:./data/furrow.db) or postgres://USER@HOST:PORT/DB',
+  );
+}
+
+function parseSecretKey(raw: string): Buffer {
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  if (
+    key.length !== 32 ||
+    (!/^[0-9a-fA-F]{64}$/.test(raw) && key.toString('base64') !== normalizeBase64(raw))
+  ) {
+    throw new Error('must be 32 random bytes as 64 hex characters or base64 (openssl rand -base64 32)');
+  }
+  return key;
+}
+
+function normalizeBase64(raw: string): string {
+  const standard = raw.replace(/-/g, '+').replace(/_/g, '/');
+  return standard + '='.repeat((4 - (standard.length % 4)) % 4);
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** "1m,5m,30m" → [60000, 300000, 1800000]. Units: ms, s, m, h, d. An empty list is not allowed. */
+export function parseSchedule(raw: string): number[] {
+  const parts = raw.split(',').map((p) => p.trim());
+  return parts.map((part) => {
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(part);
+    if (!match)
+      throw new Error(`"${part}" is not a delay; write a list like 1m,5m,30m,2h (units ms, s, m, h, d)`);
+    const ms = Number(match[1]) * UNIT_MS[match[2]!]!;
+    if (ms > 7 * 86_400_000) throw new Error(`"${part}" is longer than 7 days`);
+    return ms;
+  });
+}
+
+function parseHostList(raw: string): string[] {
+  const items = raw
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter((h) => h !== '');
+  for (const item of items) {
+    const [address, bits, extra] = item.split('/');
+    const valid =
+      extra === undefined &&
+      (bits === undefined
+        ? isIP(address!) !== 0 || /^[a-z0-9.-]+$/.test(address!)
+        : isIP(address!) !== 0 && /^\d+$/.test(bits) && Number(bits) <= (isIP(address!) === 4 ? 32 : 128));
+    if (!valid) throw new Error(`"${item}" is not a host name, IP address or CIDR range`);
+  }
+  return items;
+}

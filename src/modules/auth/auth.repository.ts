@@ -1,0 +1,138 @@
+import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.js';
+import type { Db } from '../../platform/db/types.js';
+import type { AuthContext } from '../../platform/http/auth.js';
+import { toAuthUser, type UserRow } from '../users/user.repository.js';
+
+export interface LoginCandidate {
+  tenant: { id: number; code: string; name: string };
+  user: UserRow;
+}
+
+/** The active user with this username in the tenant with this code (login comes before any scope). */
+export async function findLoginCandidate(
+  db: Db,
+  tenantCode: string,
+  username: string,
+): Promise<LoginCandidate | undefined> {
+  const row = await db
+    .selectFrom('users')
+    .innerJoin('tenants', 'tenants.id', 'users.tenant_id')
+    .selectAll('users')
+    .select(['tenants.code as tenant_code', 'tenants.name as tenant_name'])
+    .where('tenants.code', '=', tenantCode)
+    .where('users.username', '=', username)
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { tenant_code, tenant_name, ...user } = row;
+  return { tenant: { id: user.tenant_id, code: tenant_code, name: tenant_name }, user };
+}
+
+export async function insertAccessToken(
+  scope: Scope,
+  token: { userId: number; tokenHash: string; language: string | null; createdAt: number; expiresAt: number },
+): Promise<void> {
+  await insertScoped(scope, 'access_tokens', {
+    user_id: token.userId,
+    token_hash: token.tokenHash,
+    language: token.language,
+    created_at: token.createdAt,
+    expires_at: token.expiresAt,
+    revoked_at: null,
+  }).execute();
+}
+
+/** The live token with this hash, with its user and tenant; undefined when expired, revoked or unknown. */
+export async function findLiveToken(
+  db: Db,
+  tokenHash: string,
+  now: number,
+): Promise<AuthContext | undefined> {
+  const row = await db
+    .selectFrom('access_tokens')
+    .innerJoin('users', (join) =>
+      join
+        .onRef('users.tenant_id', '=', 'access_tokens.tenant_id')
+        .onRef('users.id', '=', 'access_tokens.user_id'),
+    )
+    .innerJoin('tenants', 'tenants.id', 'access_tokens.tenant_id')
+    .select([
+      'access_tokens.id as token_id',
+      'access_tokens.language',
+      'tenants.id as tenant_id',
+      'tenants.code as tenant_code',
+      'tenants.name as tenant_name',
+      'users.id',
+      'users.username',
+      'users.name',
+      'users.firstname',
+      'users.lastname',
+      'users.picture',
+      'users.role',
+    ])
+    .where('access_tokens.token_hash', '=', tokenHash)
+    .where('access_tokens.expires_at', '>', now)
+    .where('access_tokens.revoked_at', 'is', null)
+    .where('users.deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    tokenId: row.token_id,
+    tenant: { id: row.tenant_id, code: row.tenant_code, name: row.tenant_name },
+    user: toAuthUser(row),
+    language: (row.language as AuthContext['language']) ?? undefined,
+  };
+}
+
+export async function revokeAccessToken(scope: Scope, tokenId: number, now: number): Promise<void> {
+  await updateScoped(scope, 'access_tokens')
+    .set({ revoked_at: now })
+    .where('id', '=', tokenId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+// Login attempts, shared by every API process through the database.
+
+export async function countAttempts(
+  db: Db,
+  bucket: string,
+  since: number,
+  failedOnly: boolean,
+): Promise<number> {
+  let query = db
+    .selectFrom('login_attempts')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('bucket', '=', bucket)
+    .where('at', '>', since);
+  if (failedOnly) query = query.where('failed', '=', 1);
+  const row = await query.executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function oldestAttemptSince(
+  db: Db,
+  bucket: string,
+  since: number,
+  failedOnly: boolean,
+): Promise<number | undefined> {
+  let query = db
+    .selectFrom('login_attempts')
+    .select((eb) => eb.fn.min<number>('at').as('oldest'))
+    .where('bucket', '=', bucket)
+    .where('at', '>', since);
+  if (failedOnly) query = query.where('failed', '=', 1);
+  const row = await query.executeTakeFirst();
+  return row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest);
+}
+
+export async function recordAttempt(db: Db, bucket: string, failed: boolean, at: number): Promise<void> {
+  await db
+    .insertInto('login_attempts')
+    .values({ bucket, failed: failed ? 1 : 0, at })
+    .execute();
+}
+
+export async function pruneAttempts(db: Db, before: number): Promise<void> {
+  await db.deleteFrom('login_attempts').where('at', '<', before).execute();
+}

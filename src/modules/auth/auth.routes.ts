@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { authOf } from '../../platform/http/auth.js';
+import { parseLanguage, translate } from '../../platform/i18n.js';
+import { LoginBody, LoginFailure, LoginSuccess, Me, MetaOnly } from './auth.schemas.js';
+import { type AuthDeps, login, logout } from './auth.service.js';
+
+const LoginAnswer = Type.Union([LoginSuccess, LoginFailure]);
+
+export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
+  app.post(
+    '/api/auth/login',
+    {
+      config: { public: true },
+      schema: {
+        tags: ['auth'],
+        summary: 'Obtain an access token',
+        description:
+          'Wrong credentials answer HTTP 200 with meta.status_code 1, the same for an unknown tenant, ' +
+          'an unknown user and a wrong password. JSON or form-encoded bodies.',
+        security: [],
+        body: LoginBody,
+        response: { 200: LoginAnswer },
+      },
+    },
+    async (request) => {
+      // The login's own `language` field chooses the language of this answer too.
+      const language = parseLanguage(request.body.language) ?? request.language;
+      request.language = language;
+      const result = await login(deps, request.body, request.ip);
+      if (!result.ok) {
+        return { meta: { status_code: 1 as const, message: translate('auth.bad_credentials', language) } };
+      }
+      return {
+        meta: { status_code: 0 as const, message: translate('auth.login_ok', language) },
+        data: {
+          token: result.token,
+          access_token: result.token,
+          token_type: 'Bearer' as const,
+          expires_in: result.expiresIn,
+          expires_at: result.expiresAt,
+          user: result.user,
+          tenant: result.tenant,
+        },
+      };
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    {
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke the access token of this request',
+        response: { 200: MetaOnly },
+      },
+    },
+    async (request) => {
+      await logout(deps, authOf(request));
+      return { meta: { status_code: 0, message: translate('auth.logout_ok', request.language) } };
+    },
+  );
+
+  app.get(
+    '/api/auth/me',
+    { schema: { tags: ['auth'], summary: 'The user and tenant of this token', response: { 200: Me } } },
+    async (request) => {
+      const auth = authOf(request);
+      return { data: { user: auth.user, tenant: { code: auth.tenant.code, name: auth.tenant.name } } };
+    },
+  );
+};

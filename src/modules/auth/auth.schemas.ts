@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+
+export const LoginBody = Type.Object(
+  {
+    tenantcode: Type.String({ minLength: 1, maxLength: 63, description: 'Tenant code, e.g. "demo"' }),
+    username: Type.String({ minLength: 1, maxLength: 100 }),
+    password: Type.String({ minLength: 1, maxLength: 1000 }),
+    language: Type.Optional(
+      Type.String({ maxLength: 16, description: '"vi" for Vietnamese messages; default English' }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+export const UserShape = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  name: Type.String(),
+  firstname: Type.String(),
+  lastname: Type.String(),
+  picture: Type.Union([Type.String(), Type.Null()]),
+  role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
+});
+
+export const TenantShape = Type.Object({ code: Type.String(), name: Type.String() });
+
+export const LoginSuccess = Type.Object({
+  meta: Type.Object({ status_code: Type.Literal(0), message: Type.String() }),
+  data: Type.Object({
+    token: Type.String(),
+    access_token: Type.String({ description: 'Same value as token' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
+    expires_at: Type.String({ description: 'ISO 8601 UTC' }),
+    user: UserShape,
+    tenant: TenantShape,
+  }),
+});
+
+export const LoginFailure = Type.Object({
+  meta: Type.Object({ status_code: Type.Literal(1), message: Type.String() }),
+});
+
+export const MetaOnly = Type.Object({
+  meta: Type.Object({ status_code: Type.Integer(), message: Type.String() }),
+});
+
+export const Me = Type.Object({ data: Type.Object({ user: UserShape, tenant: TenantShape }) });

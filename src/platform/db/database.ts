@@ -1,0 +1,72 @@
+// Opens the database named by DATABASE_URL: SQLite (embedded default) or PostgreSQL (scale-out).
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Database, DialectName } from './types.js';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** For PostgreSQL LISTEN/NOTIFY and tools that need the pool; undefined on SQLite. */
+  readonly pool: pg.Pool | undefined;
+  close(): Promise<void>;
+}
+
+export function dialectOf(databaseUrl: string): DialectName {
+  return databaseUrl.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+// int8 (bigint) holds epoch milliseconds and counts; both fit in a JS number.
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+export interface OpenOptions {
+  /** Pool size on PostgreSQL. */
+  maxConnections?: number;
+}
+
+export function openDatabase(databaseUrl: string, options: OpenOptions = {}): DatabaseHandle {
+  if (dialectOf(databaseUrl) === 'sqlite') {
+    const file = databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+    const sqlite = new SQLite(file);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    return { db, dialect: 'sqlite', pool: undefined, close: () => db.destroy() };
+  }
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.maxConnections ?? 10,
+    types: pgTypes,
+  });
+  // An idle client that loses its server must not crash the process; the next query reconnects.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+}
+
+export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** True when the error is a unique-constraint violation, on either dialect. */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function isForeignKeyViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}

@@ -1,0 +1,81 @@
+// The auth hook: every /api route needs a valid access token unless its config says `public`.
+// The token comes as `Authorization: Bearer …` or, for the original service's clients, `?token=`.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Scope } from '../db/scope.js';
+import type { Db } from '../db/types.js';
+import { AppError } from '../errors.js';
+import { type Language, languageFromAcceptLanguage, parseLanguage } from '../i18n.js';
+
+export interface AuthUser {
+  id: number;
+  username: string;
+  name: string;
+  firstname: string;
+  lastname: string;
+  picture: string | null;
+  role: 'owner' | 'staff';
+}
+
+export interface AuthContext {
+  tokenId: number;
+  tenant: { id: number; code: string; name: string };
+  user: AuthUser;
+  language: Language | undefined;
+}
+
+export type TokenResolver = (token: string) => Promise<AuthContext | null>;
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the auth hook on authenticated routes; null on public ones. */
+    auth: AuthContext | null;
+    language: Language;
+  }
+  interface FastifyContextConfig {
+    /** Route needs no access token. */
+    public?: boolean;
+  }
+}
+
+export function registerAuth(app: FastifyInstance, resolveToken: TokenResolver): void {
+  app.decorateRequest('auth', null);
+  app.decorateRequest('language', 'en');
+
+  app.addHook('onRequest', async (request) => {
+    request.language = languageFromAcceptLanguage(request.headers['accept-language']) ?? 'en';
+    if (request.routeOptions.config.public || !request.routeOptions.url?.startsWith('/api/')) return;
+    const token = tokenOf(request);
+    const auth = token ? await resolveToken(token) : null;
+    if (!auth) throw new AppError('auth.token_invalid', 401);
+    request.auth = auth;
+    // The language chosen at login wins over the browser's default Accept-Language.
+    if (auth.language) request.language = parseLanguage(auth.language) ?? request.language;
+  });
+}
+
+export function tokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match?.[1];
+  }
+  const query = request.query as Record<string, unknown> | undefined;
+  const token = query?.token;
+  return typeof token === 'string' && token !== '' ? token : undefined;
+}
+
+/** The authenticated context of a request on a protected route. */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw new AppError('auth.token_invalid', 401);
+  return request.auth;
+}
+
+/** The tenant scope for this request's data access. */
+export function scopeOf(request: FastifyRequest, db: Db): Scope {
+  return { db, tenantId: authOf(request).tenant.id };
+}
+
+/** preHandler for owner-only actions: staff get a 403. */
+export async function requireOwner(request: FastifyRequest): Promise<void> {
+  if (authOf(request).user.role !== 'owner') throw new AppError('auth.owner_only', 403);
+}

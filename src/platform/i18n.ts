@@ -1,0 +1,128 @@
+// One message catalogue. English by default, Vietnamese for clients that ask for it.
+// Clients never need to parse these texts: status codes and field names carry the meaning.
+
+export type Language = 'en' | 'vi';
+export const LANGUAGES: readonly Language[] = ['en', 'vi'];
+
+const en = {
+  'auth.login_ok': 'Logged in successfully',
+  'auth.logout_ok': 'Logged out successfully',
+  'auth.bad_credentials': 'The account or password is incorrect',
+  'auth.token_invalid': 'Token has expired or is invalid',
+  'auth.forbidden': 'You do not have permission to do this',
+  'auth.owner_only': 'Only the farm owner can do this',
+  'auth.too_many_attempts': 'Too many login attempts; try again in {seconds} seconds',
+  'http.bad_request': 'The request could not be read',
+  'http.malformed_json': 'The request body is not valid JSON',
+  'http.not_found': 'Not found',
+  'http.route_not_found': 'There is no {method} {path}',
+  'http.method_not_allowed': 'Method {method} is not allowed here; allowed: {allowed}',
+  'http.conflict': 'This conflicts with an existing record',
+  'http.body_too_large': 'The request body is larger than {limit} bytes',
+  'http.unsupported_media_type':
+    'Content type {type} is not supported; send application/json or application/x-www-form-urlencoded',
+  'http.validation_failed': 'The given data was invalid',
+  'http.rate_limited': 'Too many requests; try again in {seconds} seconds',
+  'http.internal': 'Internal server error',
+  'http.unavailable': 'The service is not ready',
+  'http.updated': 'Updated successfully',
+  'http.deleted': 'Deleted successfully',
+  'field.required': 'is required',
+  'field.type': 'must be {type}',
+  'field.min_length': 'must not be empty',
+  'field.max_length': 'must be at most {limit} characters',
+  'field.minimum': 'must be at least {limit}',
+  'field.maximum': 'must be at most {limit}',
+  'field.exclusive_minimum': 'must be greater than {limit}',
+  'field.enum': 'must be one of: {values}',
+  'field.pattern': 'has an invalid format',
+  'field.format': 'must be a valid {format}',
+  'field.max_items': 'must have at most {limit} items',
+  'field.invalid': 'is invalid',
+  'field.not_found': 'does not exist',
+  'field.taken': 'is already taken',
+} as const;
+
+export type MessageKey = keyof typeof en;
+
+const vi: Record<MessageKey, string> = {
+  'auth.login_ok': 'Đăng nhập thành công',
+  'auth.logout_ok': 'Đăng xuất thành công',
+  'auth.bad_credentials': 'Tài khoản hoặc mật khẩu không đúng',
+  'auth.token_invalid': 'Token đã hết hạn hoặc không hợp lệ',
+  'auth.forbidden': 'Bạn không có quyền thực hiện thao tác này',
+  'auth.owner_only': 'Chỉ chủ trang trại mới được thực hiện thao tác này',
+  'auth.too_many_attempts': 'Đăng nhập sai quá nhiều lần; vui lòng thử lại sau {seconds} giây',
+  'http.bad_request': 'Không đọc được yêu cầu',
+  'http.malformed_json': 'Nội dung yêu cầu không phải JSON hợp lệ',
+  'http.not_found': 'Không tìm thấy',
+  'http.route_not_found': 'Không có {method} {path}',
+  'http.method_not_allowed': 'Phương thức {method} không được phép ở đây; cho phép: {allowed}',
+  'http.conflict': 'Dữ liệu bị trùng với một bản ghi đã có',
+  'http.body_too_large': 'Nội dung yêu cầu lớn hơn {limit} byte',
+  'http.unsupported_media_type':
+    'Kiểu nội dung {type} không được hỗ trợ; hãy gửi application/json hoặc application/x-www-form-urlencoded',
+  'http.validation_failed': 'Dữ liệu không hợp lệ',
+  'http.rate_limited': 'Quá nhiều yêu cầu; vui lòng thử lại sau {seconds} giây',
+  'http.internal': 'Lỗi máy chủ',
+  'http.unavailable': 'Dịch vụ chưa sẵn sàng',
+  'http.updated': 'Cập nhật thành công',
+  'http.deleted': 'Xóa thành công',
+  'field.required': 'là bắt buộc',
+  'field.type': 'phải là {type}',
+  'field.min_length': 'không được để trống',
+  'field.max_length': 'tối đa {limit} ký tự',
+  'field.minimum': 'phải lớn hơn hoặc bằng {limit}',
+  'field.maximum': 'phải nhỏ hơn hoặc bằng {limit}',
+  'field.exclusive_minimum': 'phải lớn hơn {limit}',
+  'field.enum': 'phải là một trong: {values}',
+  'field.pattern': 'không đúng định dạng',
+  'field.format': 'phải là {format} hợp lệ',
+  'field.max_items': 'tối đa {limit} phần tử',
+  'field.invalid': 'không hợp lệ',
+  'field.not_found': 'không tồn tại',
+  'field.taken': 'đã được sử dụng',
+};
+
+const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };
+
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(en, key);
+}
+
+/** Translate a catalogue key; a string that is not a key is returned as it is. */
+export function translate(
+  key: string,
+  language: Language,
+  params: Record<string, string | number> = {},
+): string {
+  const template = isMessageKey(key) ? catalogues[language][key] : key;
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) =>
+    Object.hasOwn(params, name) ? String(params[name]) : whole,
+  );
+}
+
+export function parseLanguage(value: unknown): Language | undefined {
+  if (typeof value !== 'string') return undefined;
+  const base = value.trim().toLowerCase().slice(0, 2);
+  return (LANGUAGES as readonly string[]).includes(base) ? (base as Language) : undefined;
+}
+
+/** The supported language an Accept-Language header prefers most, if any. */
+export function languageFromAcceptLanguage(header: string | undefined): Language | undefined {
+  if (!header) return undefined;
+  const ranked = header
+    .split(',')
+    .map((part, index) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean);
+      return { tag: tag ?? '', q: q ? Number(q[1]) : 1, index };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const { tag } of ranked) {
+    const language = parseLanguage(tag);
+    if (language) return language;
+  }
+  return undefined;
+}
