@@ -11,6 +11,7 @@ import { systemClock } from './platform/clock.js';
 import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
 import { migrateToLatest, pendingMigrations } from './platform/db/migrate.js';
 import { AppError } from './platform/errors.js';
+import { loggerOptions } from './platform/http/logging.js';
 import { translate } from './platform/i18n.js';
 import { loadOrCreateSecretKey } from './platform/secret-key.js';
 
@@ -288,13 +289,7 @@ async function serve(args: string[]): Promise<number> {
       config,
       database,
       clock: systemClock,
-      logger: {
-        level: config.logLevel,
-        redact: ['req.headers.authorization'],
-        serializers: {
-          req: (req) => ({ method: req.method, url: redactToken(req.url), remoteAddress: req.ip }),
-        },
-      },
+      logger: loggerOptions(config.logLevel),
     });
     if (secret.source === 'created') app.log.info(`created a new secret key in ${config.dataDir}/secret.key`);
     if (config.webhookAllowPrivateHosts.length > 0) {
@@ -331,10 +326,6 @@ async function serve(args: string[]): Promise<number> {
   await app.close();
   await database.close();
   return 0;
-}
-
-export function redactToken(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, '$1[redacted]');
 }
 
 async function createDemoTenantIfEmpty(database: DatabaseHandle, config: Config): Promise<void> {

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { AggregateConfigError, loadConfig, parseSchedule } from './config.js';
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    assert.equal(config.port, 3000);
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.databaseUrl, 'sqlite:./data/furrow.db');
+    assert.equal(config.secretKey, undefined);
+    assert.equal(config.tokenTtlSeconds, 36000);
+    assert.deepEqual(
+      config.webhookRetryScheduleMs,
+      [60_000, 300_000, 1_800_000, 7_200_000, 21_600_000, 86_400_000],
+    );
+    assert.equal(config.webhookTimeoutMs, 10000);
+    assert.deepEqual(config.webhookAllowPrivateHosts, []);
+    assert.equal(config.webhookCaFile, undefined);
+    assert.equal(config.iotSweepIntervalMs, 15000);
+    assert.ok(Object.isFrozen(config));
+  });
+
+  it('reads every variable', () => {
+    const key = Buffer.alloc(32, 7);
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://furrow@db:5432/furrow',
+      FURROW_SECRET_KEY: key.toString('base64'),
+      TOKEN_TTL_SECONDS: '600',
+      WEBHOOK_RETRY_SCHEDULE: '100ms,2s',
+      WEBHOOK_TIMEOUT_MS: '500',
+      WEBHOOK_ALLOW_PRIVATE_HOSTS: 'receiver.local, 10.0.0.0/8,::1',
+      WEBHOOK_CA_FILE: '/etc/furrow/ca.pem',
+      IOT_SWEEP_INTERVAL_MS: '50',
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.host, '0.0.0.0');
+    assert.equal(config.databaseUrl, 'postgres://furrow@db:5432/furrow');
+    assert.deepEqual(config.secretKey, key);
+    assert.equal(config.tokenTtlSeconds, 600);
+    assert.deepEqual(config.webhookRetryScheduleMs, [100, 2000]);
+    assert.equal(config.webhookTimeoutMs, 500);
+    assert.deepEqual(config.webhookAllowPrivateHosts, ['receiver.local', '10.0.0.0/8', '::1']);
+    assert.equal(config.webhookCaFile, '/etc/furrow/ca.pem');
+    assert.equal(config.iotSweepIntervalMs, 50);
+  });
+
+  it('accepts a hex secret key', () => {
+    assert.deepEqual(loadConfig({ FURROW_SECRET_KEY: 'ab'.repeat(32) }).secretKey, Buffer.alloc(32, 0xab));
+  });
+
+  const bad: [string, string, RegExp][] = [
+    ['PORT', 'eighty', /PORT: "eighty" is not a port number/],
+    ['PORT', '70000', /PORT: .*out of range/],
+    ['DATABASE_URL', 'mysql://x', /DATABASE_URL: must be sqlite:PATH .* or postgres:\/\//],
+    ['FURROW_SECRET_KEY', 'short', /FURROW_SECRET_KEY: must be 32 random bytes/],
+    ['TOKEN_TTL_SECONDS', '-5', /TOKEN_TTL_SECONDS: "-5" is not a number of seconds/],
+    ['WEBHOOK_RETRY_SCHEDULE', '1m,soon', /WEBHOOK_RETRY_SCHEDULE: "soon" is not a delay/],
+    ['WEBHOOK_TIMEOUT_MS', '10s', /WEBHOOK_TIMEOUT_MS: "10s" is not milliseconds/],
+    [
+      'WEBHOOK_ALLOW_PRIVATE_HOSTS',
+      '10.0.0.0/99',
+      /WEBHOOK_ALLOW_PRIVATE_HOSTS: "10.0.0.0\/99" is not a host/,
+    ],
+    ['IOT_SWEEP_INTERVAL_MS', '0', /IOT_SWEEP_INTERVAL_MS: .*out of range/],
+    ['HOST', 'bad host!', /HOST: "bad host!" is not an IP address/],
+  ];
+  for (const [variable, value, message] of bad) {
+    it(`rejects ${variable}=${value} with a message naming the variable`, () => {
+      assert.throws(
+        () => loadConfig({ [variable]: value }),
+        (err: unknown) => {
+          assert.ok(err instanceof AggregateConfigError);
+          assert.match(err.message, message);
+          return true;
+        },
+      );
+    });
+  }
+
+  it('lists every bad variable at once', () => {
+    assert.throws(
+      () => loadConfig({ PORT: 'x', TOKEN_TTL_SECONDS: 'y' }),
+      (err: AggregateConfigError) =>
+        err.errors.length === 2 && /PORT/.test(err.message) && /TOKEN_TTL_SECONDS/.test(err.message),
+    );
+  });
+
+  it('parses schedules with every unit', () => {
+    assert.deepEqual(parseSchedule('5ms,1s,1m,1h,1d'), [5, 1000, 60_000, 3_600_000, 86_400_000]);
+    assert.throws(() => parseSchedule(''), /is not a delay/);
+    assert.throws(() => parseSchedule('8d'), /longer than 7 days/);
+  });
+});

@@ -1,0 +1,221 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { client, request, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { forEachDialect } from '../../../test/support/databases.js';
+import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
+
+const TOKEN_ERROR = [{ meta: { message: 'Token has expired or is invalid', status_code: 401 }, data: [] }];
+const BAD_CREDENTIALS = { meta: { status_code: 1, message: 'The account or password is incorrect' } };
+
+forEachDialect('auth', (database) => {
+  let t: TestApp;
+  let farm: TestTenant;
+  let other: TestTenant;
+  const login = (body: unknown, headers: Record<string, string> = {}) =>
+    request(t.url, 'POST', '/api/auth/login', { json: body, headers });
+
+  before(async () => {
+    t = await startTestApp(database.url, { env: { TOKEN_TTL_SECONDS: '600' } });
+    farm = await makeTenant(t.database.db);
+    other = await makeTenant(t.database.db);
+  });
+  after(() => t.close());
+
+  it('logs in and answers the token, user and tenant', async () => {
+    const res = await login({ tenantcode: farm.code, username: 'owner', password: farm.owner.password });
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body.meta, { status_code: 0, message: 'Logged in successfully' });
+    const data = res.body.data;
+    assert.match(data.token, /^[\w-]{43}$/);
+    assert.equal(data.access_token, data.token);
+    assert.equal(data.token_type, 'Bearer');
+    assert.equal(data.expires_in, 600);
+    assert.equal(data.expires_at, new Date(t.clock.now() + 600_000).toISOString());
+    assert.deepEqual(data.user, {
+      id: farm.owner.id,
+      username: 'owner',
+      name: 'Ana Tran',
+      firstname: 'Ana',
+      lastname: 'Tran',
+      picture: null,
+      role: 'owner',
+    });
+    assert.deepEqual(data.tenant, { code: farm.code, name: `Farm ${farm.code}` });
+  });
+
+  it('stores only a hash of the token', async () => {
+    const token = await loginToken(t.url, farm.code, farm.owner);
+    const rows = await t.database.db.selectFrom('access_tokens').select('token_hash').execute();
+    assert.ok(rows.length > 0);
+    assert.ok(rows.every((r) => r.token_hash !== token && /^[0-9a-f]{64}$/.test(r.token_hash)));
+  });
+
+  it('answers an unknown tenant, an unknown user and a wrong password identically', async () => {
+    const answers = await Promise.all([
+      login({ tenantcode: 'no-such-farm', username: 'owner', password: farm.owner.password }),
+      login({ tenantcode: farm.code, username: 'nobody', password: farm.owner.password }),
+      login({ tenantcode: farm.code, username: 'owner', password: 'wrong-password' }),
+      login({ tenantcode: other.code, username: 'owner', password: farm.owner.password }),
+    ]);
+    for (const res of answers) {
+      assert.equal(res.status, 200);
+      assert.deepEqual(res.body, BAD_CREDENTIALS);
+    }
+    assert.equal(new Set(answers.map((a) => a.text)).size, 1);
+  });
+
+  it('accepts tenant code and username in any case', async () => {
+    const res = await login({
+      tenantcode: farm.code.toUpperCase(),
+      username: 'OWNER',
+      password: farm.owner.password,
+    });
+    assert.equal(res.body.meta.status_code, 0);
+  });
+
+  it('accepts a form-encoded login with extra fields', async () => {
+    const res = await request(t.url, 'POST', '/api/auth/login', {
+      form: new URLSearchParams({
+        tenantcode: farm.code,
+        username: 'owner',
+        password: farm.owner.password,
+        language: 'en',
+        device: 'android',
+      }).toString(),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.meta.status_code, 0);
+  });
+
+  it('answers in Vietnamese when the login asks for vi, and keeps it for the token', async () => {
+    const bad = await login({ tenantcode: farm.code, username: 'owner', password: 'nope', language: 'vi' });
+    assert.deepEqual(bad.body, { meta: { status_code: 1, message: 'Tài khoản hoặc mật khẩu không đúng' } });
+    const ok = await login({
+      tenantcode: farm.code,
+      username: 'owner',
+      password: farm.owner.password,
+      language: 'vi',
+    });
+    assert.equal(ok.body.meta.message, 'Đăng nhập thành công');
+    const notFound = await client(t.url, ok.body.data.token).get('/api/no-such-thing');
+    assert.equal(notFound.status, 404);
+    const logout = await client(t.url, ok.body.data.token).post('/api/auth/logout');
+    assert.equal(logout.body.meta.message, 'Đăng xuất thành công');
+  });
+
+  it('answers in Vietnamese when Accept-Language prefers vi', async () => {
+    const res = await request(t.url, 'GET', '/api/auth/me', {
+      headers: { 'accept-language': 'vi-VN,vi;q=0.9,en;q=0.5' },
+    });
+    assert.equal(res.status, 401);
+    assert.equal(res.body[0].meta.message, 'Token đã hết hạn hoặc không hợp lệ');
+  });
+
+  it('rejects a login without its fields with a 422 listing each', async () => {
+    const res = await login({ username: 'owner' });
+    assert.equal(res.status, 422);
+    assert.equal(res.body[0].meta.status_code, 422);
+    assert.deepEqual(
+      res.body[0].meta.errors.map((e: { field: string }) => e.field),
+      ['tenantcode', 'password'],
+    );
+    assert.deepEqual(res.body[0].data, []);
+  });
+
+  it('takes the token as a Bearer header or as ?token=', async () => {
+    const token = await loginToken(t.url, farm.code, farm.owner);
+    const viaHeader = await client(t.url, token).get('/api/auth/me');
+    assert.equal(viaHeader.status, 200);
+    assert.equal(viaHeader.body.data.user.username, 'owner');
+    assert.equal(viaHeader.body.data.tenant.code, farm.code);
+    const viaQuery = await request(t.url, 'GET', `/api/auth/me?token=${encodeURIComponent(token)}`);
+    assert.equal(viaQuery.status, 200);
+    assert.deepEqual(viaQuery.body, viaHeader.body);
+  });
+
+  it('answers 401 in the array shape for a missing, malformed or unknown token', async () => {
+    const variants: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer nope' },
+      { authorization: 'Basic abc' },
+      { authorization: 'Bearer' },
+    ];
+    for (const headers of variants) {
+      const res = await request(t.url, 'GET', '/api/auth/me', { headers });
+      assert.equal(res.status, 401);
+      assert.deepEqual(res.body, TOKEN_ERROR);
+    }
+    const viaQuery = await request(t.url, 'GET', '/api/auth/me?token=unknown');
+    assert.equal(viaQuery.status, 401);
+    assert.deepEqual(viaQuery.body, TOKEN_ERROR);
+  });
+
+  it('expires tokens after TOKEN_TTL_SECONDS', async () => {
+    const token = await loginToken(t.url, farm.code, farm.owner);
+    t.clock.advance(599_000);
+    assert.equal((await client(t.url, token).get('/api/auth/me')).status, 200);
+    t.clock.advance(1_000);
+    const expired = await client(t.url, token).get('/api/auth/me');
+    assert.equal(expired.status, 401);
+    assert.deepEqual(expired.body, TOKEN_ERROR);
+  });
+
+  it('revokes the token on logout, and only that token', async () => {
+    const first = await loginToken(t.url, farm.code, farm.owner);
+    const second = await loginToken(t.url, farm.code, farm.owner);
+    const res = await client(t.url, first).post('/api/auth/logout');
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { meta: { status_code: 0, message: 'Logged out successfully' } });
+    assert.equal((await client(t.url, first).get('/api/auth/me')).status, 401);
+    assert.equal((await client(t.url, second).get('/api/auth/me')).status, 200);
+  });
+
+  it('tells staff from owners', async () => {
+    const staff = await makeUser(t.database.db, farm, 'staff');
+    const token = await loginToken(t.url, farm.code, staff);
+    const me = await client(t.url, token).get('/api/auth/me');
+    assert.equal(me.body.data.user.role, 'staff');
+    assert.equal(me.body.data.user.username, staff.username);
+  });
+
+  it('locks a tenant+username after 10 failed attempts in 15 minutes, even with the right password', async () => {
+    t.clock.advance(3_600_000); // a fresh window for the address limit
+    const user = await makeUser(t.database.db, farm, 'staff');
+    for (let i = 0; i < 10; i++) {
+      const res = await login({ tenantcode: farm.code, username: user.username, password: 'wrong' });
+      assert.deepEqual(res.body, BAD_CREDENTIALS);
+    }
+    const locked = await login({ tenantcode: farm.code, username: user.username, password: user.password });
+    assert.equal(locked.status, 429);
+    assert.equal(locked.body[0].meta.status_code, 429);
+    assert.match(locked.body[0].meta.message, /Too many login attempts; try again in \d+ seconds/);
+    assert.equal(Number(locked.headers.get('retry-after')) > 0, true);
+    // Another user of the same tenant is not affected.
+    const owner = await login({ tenantcode: farm.code, username: 'owner', password: farm.owner.password });
+    assert.equal(owner.body.meta.status_code, 0);
+    t.clock.advance(15 * 60_000);
+    const later = await login({ tenantcode: farm.code, username: user.username, password: user.password });
+    assert.equal(later.body.meta.status_code, 0);
+  });
+
+  it('limits one client address to 60 attempts a minute', async () => {
+    t.clock.advance(3_600_000);
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const res = await login({ tenantcode: other.code, username: `user${i}`, password: 'wrong' });
+      statuses.push(res.status);
+    }
+    assert.deepEqual(statuses.slice(0, 60), new Array(60).fill(200));
+    assert.equal(statuses[60], 429);
+    t.clock.advance(60_000);
+    const res = await login({ tenantcode: other.code, username: 'owner', password: other.owner.password });
+    assert.equal(res.body.meta.status_code, 0);
+  });
+
+  it('never lets a token of one tenant see another tenant', async () => {
+    const token = await loginToken(t.url, other.code, other.owner);
+    const me = await client(t.url, token).get('/api/auth/me');
+    assert.equal(me.body.data.tenant.code, other.code);
+    assert.equal(me.body.data.user.id, other.owner.id);
+  });
+});

@@ -1,0 +1,243 @@
+// The furrow CLI as an operator uses it: real processes, real databases, real HTTP.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { client, request } from './support/app.js';
+import { forEachDialect } from './support/databases.js';
+import { loginToken } from './support/factories.js';
+import { runFurrow, startFurrow } from './support/processes.js';
+
+describe('furrow CLI', () => {
+  it('prints help for every command', async () => {
+    const top = await runFurrow(['--help']);
+    assert.equal(top.code, 0);
+    for (const command of ['serve', 'migrate', 'tenant create', 'user create'])
+      assert.match(top.stdout, new RegExp(command));
+    for (const args of [
+      ['serve', '--help'],
+      ['migrate', '--help'],
+      ['tenant', 'create', '--help'],
+      ['user', 'create', '--help'],
+    ]) {
+      const res = await runFurrow(args);
+      assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+      assert.match(res.stdout, /^Usage: furrow /);
+    }
+  });
+
+  it('refuses an unknown command or option with usage and exit code 2', async () => {
+    const unknown = await runFurrow(['plough']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /Unknown command "plough"/);
+    const badOption = await runFurrow(['migrate', '--fast']);
+    assert.equal(badOption.code, 2);
+    assert.match(badOption.stderr, /--fast/);
+    const missing = await runFurrow(['tenant', 'create', '--code', 'x']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /Missing --name/);
+  });
+
+  it('stops on a bad configuration value, naming the variable and what is allowed', async () => {
+    const res = await runFurrow(['serve'], { env: { PORT: 'abc', TOKEN_TTL_SECONDS: '5' } });
+    assert.equal(res.code, 78);
+    assert.match(res.stderr, /PORT: "abc" is not a port number from 0 to 65535/);
+    assert.match(res.stderr, /TOKEN_TTL_SECONDS: "5" is out of range/);
+  });
+
+  describe('npm start on an empty data folder', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'furrow-fresh-'));
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('creates the demo tenant, prints the password and a login curl that works', async () => {
+      const server = await startFurrow(['serve'], { cwd: dir });
+      try {
+        const output = server.output();
+        assert.match(output, /Created tenant "demo" with owner "owner"/);
+        const password = /password: (\S+)/.exec(output)?.[1];
+        assert.ok(password);
+        const curlBody = /-d '(\{[^']+\})'/.exec(output)?.[1];
+        assert.ok(curlBody, 'prints a ready-to-paste curl');
+        const res = await request(server.url, 'POST', '/api/auth/login', { json: JSON.parse(curlBody) });
+        assert.equal(res.body.meta.status_code, 0);
+        assert.equal(res.body.data.tenant.code, 'demo');
+        assert.equal(res.body.data.user.role, 'owner');
+        // The secret key was generated into ./data/ with owner-only permissions.
+        assert.equal(Buffer.from(readFileSync(join(dir, 'data', 'secret.key'), 'utf8'), 'base64').length, 32);
+      } finally {
+        assert.equal(await server.stop(), 0);
+      }
+      assert.match(server.output(), /shutting down/);
+      // A second start finds the tenant and creates nothing.
+      const again = await startFurrow(['serve'], { cwd: dir });
+      try {
+        assert.doesNotMatch(again.output(), /Created tenant/);
+      } finally {
+        await again.stop();
+      }
+    });
+  });
+});
+
+forEachDialect('furrow CLI on a database', (database) => {
+  const env = () => ({ DATABASE_URL: database.url, FURROW_SECRET_KEY: 'ab'.repeat(32) });
+
+  it('migrates, creates a tenant and users, and those users log in', async () => {
+    const migrated = await runFurrow(['migrate'], { env: env() });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, /applied 0001_foundation/);
+    const again = await runFurrow(['migrate'], { env: env() });
+    assert.match(again.stdout, /Database is up to date/);
+
+    const tenant = await runFurrow(
+      [
+        'tenant',
+        'create',
+        '--code',
+        'Green-Acres',
+        '--name',
+        'Green Acres',
+        '--owner',
+        'Lan',
+        '--password',
+        'correct-horse',
+      ],
+      { env: env() },
+    );
+    assert.equal(tenant.code, 0, tenant.stderr);
+    assert.match(tenant.stdout, /Created tenant "green-acres"/);
+
+    const duplicate = await runFurrow(
+      [
+        'tenant',
+        'create',
+        '--code',
+        'green-acres',
+        '--name',
+        'Again',
+        '--owner',
+        'x',
+        '--password',
+        'correct-horse',
+      ],
+      { env: env() },
+    );
+    assert.equal(duplicate.code, 1);
+    assert.match(duplicate.stderr, /code is already taken/);
+
+    const badCode = await runFurrow(
+      [
+        'tenant',
+        'create',
+        '--code',
+        'no spaces!',
+        '--name',
+        'X',
+        '--owner',
+        'x',
+        '--password',
+        'correct-horse',
+      ],
+      { env: env() },
+    );
+    assert.equal(badCode.code, 1);
+    assert.match(badCode.stderr, /code has an invalid format/);
+
+    const staff = await runFurrow(
+      [
+        'user',
+        'create',
+        '--tenant',
+        'green-acres',
+        '--username',
+        'minh',
+        '--password',
+        'staff-password',
+        '--firstname',
+        'Minh',
+      ],
+      { env: env() },
+    );
+    assert.equal(staff.code, 0, staff.stderr);
+    assert.match(staff.stdout, /Created staff "minh"/);
+
+    const shortPassword = await runFurrow(
+      ['user', 'create', '--tenant', 'green-acres', '--username', 'x', '--password', 'short'],
+      {
+        env: env(),
+      },
+    );
+    assert.equal(shortPassword.code, 1);
+    assert.match(shortPassword.stderr, /password must be at least 8 characters/);
+
+    const noTenant = await runFurrow(
+      ['user', 'create', '--tenant', 'nope', '--username', 'x', '--password', 'long-enough'],
+      {
+        env: env(),
+      },
+    );
+    assert.equal(noTenant.code, 2);
+    assert.match(noTenant.stderr, /No tenant with code "nope"/);
+
+    const server = await startFurrow(['serve', '--role', 'api'], { env: env() });
+    try {
+      const ownerToken = await loginToken(server.url, 'green-acres', {
+        username: 'lan',
+        password: 'correct-horse',
+      });
+      const me = await client(server.url, ownerToken).get('/api/auth/me');
+      assert.equal(me.body.data.user.role, 'owner');
+      const staffToken = await loginToken(server.url, 'green-acres', {
+        username: 'minh',
+        password: 'staff-password',
+      });
+      const staffMe = await client(server.url, staffToken).get('/api/auth/me');
+      assert.equal(staffMe.body.data.user.role, 'staff');
+      assert.equal(staffMe.body.data.user.firstname, 'Minh');
+    } finally {
+      assert.equal(await server.stop(), 0);
+    }
+  });
+
+  if (database.dialect === 'postgres') {
+    it('runs several API processes on one PostgreSQL database; a token from one works on the other', async () => {
+      const first = await startFurrow(['serve', '--role', 'api'], { env: env() });
+      const second = await startFurrow(['serve', '--role', 'api'], { env: env() });
+      try {
+        const token = await loginToken(first.url, 'green-acres', {
+          username: 'lan',
+          password: 'correct-horse',
+        });
+        assert.equal((await client(second.url, token).get('/api/auth/me')).status, 200);
+        await client(second.url, token).post('/api/auth/logout');
+        assert.equal((await client(first.url, token).get('/api/auth/me')).status, 401);
+      } finally {
+        await Promise.all([first.stop(), second.stop()]);
+      }
+    });
+  }
+});
+
+describe('furrow serve on PostgreSQL with pending migrations', () => {
+  it('refuses to start and says to run furrow migrate', { skip: false }, async (t) => {
+    const { TestDatabase } = await import('./support/databases.js');
+    const database = new TestDatabase('postgres');
+    try {
+      await database.create();
+    } catch (err) {
+      if (process.env.CI) throw err;
+      t.skip('PostgreSQL not reachable');
+      return;
+    }
+    try {
+      const res = await runFurrow(['serve', '--role', 'api'], {
+        env: { DATABASE_URL: database.url, PORT: '0' },
+      });
+      assert.equal(res.code, 1);
+      assert.match(res.stderr, /pending migration\(s\); run "furrow migrate" first/);
+    } finally {
+      await database.drop();
+    }
+  });
+});
