@@ -20,7 +20,6 @@ export interface AppDeps {
   clock: Clock;
   /** Fastify logger options; false in tests unless asked. */
   logger?: FastifyServerOptions['logger'];
-  trustProxy?: boolean;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -29,7 +28,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: deps.trustProxy ?? false,
+    trustProxy: deps.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
     requestIdHeader: false,
     genReqId: (req) => {

@@ -15,6 +15,8 @@ export interface Config {
   readonly iotSweepIntervalMs: number;
   readonly logLevel: string;
   readonly dataDir: string;
+  /** Fastify's trustProxy: false, true, or the proxy addresses/CIDRs whose X-Forwarded-For is believed. */
+  readonly trustProxy: boolean | string[];
 }
 
 export class ConfigError extends Error {
@@ -70,6 +72,7 @@ export function loadConfig(env: Env = process.env): Config {
       return raw;
     }),
     dataDir: read('FURROW_DATA_DIR', './data', (raw) => raw),
+    trustProxy: read('TRUST_PROXY', false as boolean | string[], parseTrustProxy),
   };
 
   if (errors.length > 0) throw new AggregateConfigError(errors);
@@ -156,4 +159,17 @@ function parseHostList(raw: string): string[] {
     if (!valid) throw new Error(`"${item}" is not a host name, IP address or CIDR range`);
   }
   return items;
+}
+
+function parseTrustProxy(raw: string): boolean | string[] {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  try {
+    return parseHostList(raw).map((item) => {
+      if (!/^[\d.:a-f]+(\/\d+)?$/.test(item)) throw new Error();
+      return item;
+    });
+  } catch {
+    throw new Error('must be true, false, or a comma list of proxy IP addresses/CIDR ranges');
+  }
 }

@@ -2,18 +2,25 @@
 import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
-import { AggregateConfigError, type Config, loadConfig } from './config.js';
-import { countTenants, findTenantByCode } from './modules/tenants/tenant.repository.js';
-import { createTenantWithOwner } from './modules/tenants/tenant.service.js';
-import { createUser } from './modules/users/user.service.js';
-import { systemClock } from './platform/clock.js';
-import { type DatabaseHandle, openDatabase } from './platform/db/database.js';
-import { migrateToLatest, pendingMigrations } from './platform/db/migrate.js';
-import { AppError } from './platform/errors.js';
-import { loggerOptions } from './platform/http/logging.js';
-import { translate } from './platform/i18n.js';
-import { loadOrCreateSecretKey } from './platform/secret-key.js';
+import type { Config } from './config.js';
+import type { Clock } from './platform/clock.js';
+import type { DatabaseHandle } from './platform/db/database.js';
+
+// Commands load the service lazily, so `furrow --help` and usage errors answer at once.
+const load = {
+  config: () => import('./config.js'),
+  database: () => import('./platform/db/database.js'),
+  migrate: () => import('./platform/db/migrate.js'),
+  tenants: () => import('./modules/tenants/tenant.repository.js'),
+  tenantService: () => import('./modules/tenants/tenant.service.js'),
+  userService: () => import('./modules/users/user.service.js'),
+  app: () => import('./app.js'),
+  clock: () => import('./platform/clock.js'),
+  errors: () => import('./platform/errors.js'),
+  i18n: () => import('./platform/i18n.js'),
+  logging: () => import('./platform/http/logging.js'),
+  secretKey: () => import('./platform/secret-key.js'),
+};
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -49,11 +56,16 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await run(rest);
   } catch (err) {
-    return reportFailure(err);
+    return await reportFailure(err);
   }
 }
 
-function reportFailure(err: unknown): number {
+async function reportFailure(err: unknown): Promise<number> {
+  const [{ AggregateConfigError }, { AppError }, { translate }] = await Promise.all([
+    load.config(),
+    load.errors(),
+    load.i18n(),
+  ]);
   if (err instanceof AggregateConfigError) {
     process.stderr.write(`${err.message}\n`);
     return 78; // EX_CONFIG
@@ -123,6 +135,7 @@ function requireOption(values: Record<string, unknown>, name: string, help: stri
 }
 
 async function withDatabase<R>(config: Config, fn: (database: DatabaseHandle) => Promise<R>): Promise<R> {
+  const { openDatabase } = await load.database();
   const database = openDatabase(config.databaseUrl);
   try {
     return await fn(database);
@@ -139,7 +152,8 @@ Safe to run from several processes at once.
 
 async function migrate(args: string[]): Promise<number> {
   if (!parseOptions(args, {}, MIGRATE_HELP)) return 0;
-  const config = loadConfig();
+  const config = (await load.config()).loadConfig();
+  const { migrateToLatest } = await load.migrate();
   await withDatabase(config, async ({ db }) => {
     const results = await migrateToLatest(db);
     process.stdout.write(
@@ -185,7 +199,12 @@ async function tenantCreate(args: string[]): Promise<number> {
       lastname: (values.lastname as string | undefined) ?? '',
     },
   };
-  const config = loadConfig();
+  const config = (await load.config()).loadConfig();
+  const [{ migrateToLatest }, { createTenantWithOwner }, { systemClock }] = await Promise.all([
+    load.migrate(),
+    load.tenantService(),
+    load.clock(),
+  ]);
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db);
     const { tenant } = await createTenantWithOwner({ db, clock: systemClock }, input);
@@ -225,7 +244,13 @@ async function userCreate(args: string[]): Promise<number> {
   const role = (values.role as string | undefined) ?? 'staff';
   if (role !== 'owner' && role !== 'staff')
     throw new UsageError(`--role must be owner or staff.\n\n${USER_CREATE_HELP}`);
-  const config = loadConfig();
+  const config = (await load.config()).loadConfig();
+  const [{ migrateToLatest }, { findTenantByCode }, { createUser }, { systemClock }] = await Promise.all([
+    load.migrate(),
+    load.tenants(),
+    load.userService(),
+    load.clock(),
+  ]);
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db);
     const tenant = await findTenantByCode(db, tenantCode);
@@ -268,7 +293,15 @@ async function serve(args: string[]): Promise<number> {
   if (!['all', 'api', 'worker'].includes(role))
     throw new UsageError(`--role must be all, api or worker.\n\n${SERVE_HELP}`);
 
-  const config = loadConfig();
+  const config = (await load.config()).loadConfig();
+  const [
+    { openDatabase },
+    { migrateToLatest, pendingMigrations },
+    { buildApp },
+    { systemClock },
+    { loggerOptions },
+  ] = await Promise.all([load.database(), load.migrate(), load.app(), load.clock(), load.logging()]);
+  const { loadOrCreateSecretKey } = await load.secretKey();
   const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
   const database = openDatabase(config.databaseUrl, { maxConnections: 10 });
   let app: FastifyInstance | undefined;
@@ -283,7 +316,7 @@ async function serve(args: string[]): Promise<number> {
         );
       }
     }
-    if (role !== 'worker') await createDemoTenantIfEmpty(database, config);
+    if (role !== 'worker') await createDemoTenantIfEmpty(database, config, systemClock);
 
     app = await buildApp({
       config,
@@ -328,12 +361,20 @@ async function serve(args: string[]): Promise<number> {
   return 0;
 }
 
-async function createDemoTenantIfEmpty(database: DatabaseHandle, config: Config): Promise<void> {
+async function createDemoTenantIfEmpty(
+  database: DatabaseHandle,
+  config: Config,
+  clock: Clock,
+): Promise<void> {
+  const [{ countTenants, findTenantByCode }, { createTenantWithOwner }] = await Promise.all([
+    load.tenants(),
+    load.tenantService(),
+  ]);
   if ((await countTenants(database.db)) > 0) return;
   const password = randomBytes(12).toString('base64url');
   try {
     await createTenantWithOwner(
-      { db: database.db, clock: systemClock },
+      { db: database.db, clock },
       {
         code: 'demo',
         name: 'Demo Farm',
