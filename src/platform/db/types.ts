@@ -1,54 +1,11 @@
 // Row types of the database. Timestamps are epoch milliseconds, booleans 0/1, JSON as text.
-import type { Generated, Kysely, Transaction } from 'kysely';
+// Each feature area declares its tables in tables/<area>.ts; Database is their union.
+import type { Kysely, Transaction } from 'kysely';
+import type { FoundationTables } from './tables/foundation.js';
 
-export interface TenantsTable {
-  id: Generated<number>;
-  code: string;
-  name: string;
-  created_at: number;
-  updated_at: number;
-}
+export type { AccessTokensTable, LoginAttemptsTable, TenantsTable, UsersTable } from './tables/foundation.js';
 
-export interface UsersTable {
-  id: Generated<number>;
-  tenant_id: number;
-  username: string;
-  password_hash: string;
-  name: string;
-  firstname: string;
-  lastname: string;
-  picture: string | null;
-  role: 'owner' | 'staff';
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
-
-export interface AccessTokensTable {
-  id: Generated<number>;
-  tenant_id: number;
-  user_id: number;
-  token_hash: string;
-  language: string | null;
-  created_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-}
-
-export interface LoginAttemptsTable {
-  id: Generated<number>;
-  /** "ip:<address>" or "user:<tenant code>:<username>" */
-  bucket: string;
-  failed: number;
-  at: number;
-}
-
-export interface Database {
-  tenants: TenantsTable;
-  users: UsersTable;
-  access_tokens: AccessTokensTable;
-  login_attempts: LoginAttemptsTable;
-}
+export interface Database extends FoundationTables {}
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type DialectName = 'sqlite' | 'postgres';

@@ -1,0 +1,51 @@
+// Tenants, users, access tokens and login attempts.
+import type { Generated } from 'kysely';
+
+export interface TenantsTable {
+  id: Generated<number>;
+  code: string;
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  tenant_id: number;
+  username: string;
+  password_hash: string;
+  name: string;
+  firstname: string;
+  lastname: string;
+  picture: string | null;
+  role: 'owner' | 'staff';
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+export interface AccessTokensTable {
+  id: Generated<number>;
+  tenant_id: number;
+  user_id: number;
+  token_hash: string;
+  language: string | null;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+export interface LoginAttemptsTable {
+  id: Generated<number>;
+  /** "ip:<address>" or "user:<tenant code>:<username>" */
+  bucket: string;
+  failed: number;
+  at: number;
+}
+
+export interface FoundationTables {
+  tenants: TenantsTable;
+  users: UsersTable;
+  access_tokens: AccessTokensTable;
+  login_attempts: LoginAttemptsTable;
+}
