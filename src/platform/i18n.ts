@@ -41,6 +41,12 @@ const en = {
   'field.invalid': 'is invalid',
   'field.not_found': 'does not exist',
   'field.taken': 'is already taken',
+  'field.timestamp': 'must be a timestamp (YYYY-MM-DD HH:MM:SS or ISO 8601)',
+  // IoT and harvest
+  'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
+  'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
+  'iot.recorded_in_future': 'is more than an hour ahead of the server clock',
+  'harvest.already_confirmed': 'This harvest batch is already confirmed',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -82,6 +88,12 @@ const vi: Record<MessageKey, string> = {
   'field.invalid': 'không hợp lệ',
   'field.not_found': 'không tồn tại',
   'field.taken': 'đã được sử dụng',
+  'field.timestamp': 'phải là thời điểm (YYYY-MM-DD HH:MM:SS hoặc ISO 8601)',
+  // IoT and harvest
+  'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
+  'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',
+  'iot.recorded_in_future': 'sớm hơn đồng hồ máy chủ quá một giờ',
+  'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };

@@ -2,9 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Database, DialectName } from './types.js';
+import type { Database, DialectName, Db } from './types.js';
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
@@ -69,4 +69,9 @@ export function isUniqueViolation(err: unknown): boolean {
 export function isForeignKeyViolation(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** True on PostgreSQL: row locks (FOR UPDATE, SKIP LOCKED) exist there and not on SQLite. */
+export function isPostgresDb(db: Db): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

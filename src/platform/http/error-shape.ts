@@ -16,13 +16,13 @@ export function errorBody(
   language: Language = 'en',
 ): [ErrorBody] {
   const meta: ErrorBody['meta'] = { status_code: status, message };
-  if (fieldErrors.length > 0) {
-    meta.errors = fieldErrors.map((e) => ({
-      field: e.field,
-      message: `${e.field} ${translate(e.message, language, e.params)}`,
-    }));
-  }
+  if (fieldErrors.length > 0) meta.errors = formatFieldErrors(fieldErrors, language);
   return [{ meta, data: [] }];
+}
+
+/** Field errors as the API answers them: `{field, message}` with the message translated. */
+export function formatFieldErrors(fieldErrors: FieldError[], language: Language): { field: string; message: string }[] {
+  return fieldErrors.map((e) => ({ field: e.field, message: `${e.field} ${translate(e.message, language, e.params)}` }));
 }
 
 export function sendError(
