@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { resolveToken } from './modules/auth/auth.service.js';
+import { cropRoutes } from './modules/crops/crop.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
@@ -38,6 +39,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: {
       customOptions: {
         allErrors: true,
+        allowUnionTypes: true,
         coerceTypes: 'array',
         removeAdditional: false,
         useDefaults: true,
@@ -59,6 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const core = { db, clock: deps.clock, config: deps.config };
   await app.register(healthRoutes, { deps: { db } });
   await app.register(authRoutes, { deps: core });
+
+  const resources = { db, clock: deps.clock };
+  await app.register(cropRoutes, { deps: resources });
 
   return app;
 }

@@ -130,7 +130,10 @@ function fieldMessage(error: AjvError): Pick<FieldError, 'message' | 'params'> {
     case 'exclusiveMinimum':
       return { message: 'field.exclusive_minimum', params: { limit: Number(p.limit) } };
     case 'enum':
-      return { message: 'field.enum', params: { values: (p.allowedValues as unknown[]).join(', ') } };
+      return {
+        message: 'field.enum',
+        params: { values: [...new Set((p.allowedValues as unknown[]).map(String))].join(', ') },
+      };
     case 'const':
       return { message: 'field.enum', params: { values: String(p.allowedValue) } };
     case 'pattern':

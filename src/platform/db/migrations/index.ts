@@ -1,9 +1,11 @@
 // Static import map of migrations, in order. A new migration is a new file and a new line here.
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_resources.js';
 import * as m0004 from './0004_iot_harvest.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
+  '0002_resources': m0002,
   '0004_iot_harvest': m0004,
 };

@@ -1,0 +1,71 @@
+// Reference checks: ids a request points at must name live records of the caller's tenant.
+// The composite foreign keys already stop cross-tenant rows; this turns a bad id into a 422 that
+// names the field, and also refuses soft-deleted records, which a foreign key cannot see.
+import type { FieldError } from '../errors.js';
+import { type Scope, selectScoped } from './scope.js';
+
+/** Tenant tables that can be referenced (all have id and deleted_at). */
+export type ReferenceTable =
+  | 'farms'
+  | 'blocks'
+  | 'zones'
+  | 'parcels'
+  | 'crop_types'
+  | 'product_categories'
+  | 'crops'
+  | 'diary_categories'
+  | 'diary_subcategories'
+  | 'seasons'
+  | 'season_templates'
+  | 'diary_tasks'
+  | 'users'
+  | 'iot_devices';
+
+export interface Reference {
+  /** The request field named in the error, e.g. "crop_type" or "parcel_ids". */
+  field: string;
+  table: ReferenceTable;
+  /** One id, several ids, or nothing to check (null/undefined are skipped). */
+  id: number | readonly number[] | null | undefined;
+}
+
+/**
+ * The references that do not name a live record of scope's tenant, one error per field
+ * ({field, message: 'field.not_found'}). An empty array means every reference is good.
+ */
+export async function checkReferences(scope: Scope, references: readonly Reference[]): Promise<FieldError[]> {
+  const wanted = new Map<ReferenceTable, Set<number>>();
+  for (const { table, id } of references) {
+    for (const one of idsOf(id)) {
+      const set = wanted.get(table) ?? new Set<number>();
+      set.add(one);
+      wanted.set(table, set);
+    }
+  }
+  const found = new Map<ReferenceTable, Set<number>>();
+  for (const [table, ids] of wanted) {
+    const valid = [...ids].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
+    const rows =
+      valid.length === 0
+        ? []
+        : await (selectScoped(scope, table) as any)
+            .select('id')
+            .where('id', 'in', valid)
+            .where('deleted_at', 'is', null)
+            .execute();
+    found.set(table, new Set(rows.map((r: { id: number }) => r.id)));
+  }
+  const errors: FieldError[] = [];
+  for (const { field, table, id } of references) {
+    if (errors.some((e) => e.field === field)) continue;
+    if (idsOf(id).some((one) => !found.get(table)?.has(one))) {
+      errors.push({ field, message: 'field.not_found' });
+    }
+  }
+  return errors;
+}
+
+function idsOf(id: Reference['id']): readonly number[] {
+  if (id === null || id === undefined) return [];
+  return typeof id === 'number' ? [id] : id;
+}

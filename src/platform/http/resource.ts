@@ -1,0 +1,318 @@
+// The one way the API declares a resource: list, detail, create, update and delete routes with the
+// specification's shapes (plain-array lists with X-Total-Count and Link, detail as an array of one
+// or {data}, 201 + Location on create, update confirmation or Prefer: return=representation,
+// soft delete). A resource file gives its paths, schemas and service functions; nothing else.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import qs from 'qs';
+import { type Static, type TObject, type TSchema, Type } from 'typebox';
+import type { Clock } from '../clock.js';
+import type { Scope } from '../db/scope.js';
+import type { Db } from '../db/types.js';
+import { type FieldError, validationFailed } from '../errors.js';
+import { translate } from '../i18n.js';
+import { type AuthUser, authOf, requireOwner, scopeOf } from './auth.js';
+import { Id } from './fields.js';
+
+export const DEFAULT_PAGE_LIMIT = 20;
+export const MAX_PAGE_LIMIT = 1000;
+
+/** What a service needs from a request: the tenant scope, the clock and the acting user. */
+export interface RequestContext {
+  scope: Scope;
+  clock: Clock;
+  user: AuthUser;
+}
+
+export interface PageQuery {
+  page: number;
+  pageLimit: number;
+}
+
+export const PageQueryProperties = {
+  page: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Page number, from 0' }),
+  pageLimit: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE_LIMIT,
+    default: DEFAULT_PAGE_LIMIT,
+    description: `Items per page (default ${DEFAULT_PAGE_LIMIT}, at most ${MAX_PAGE_LIMIT})`,
+  }),
+};
+
+export const Confirmation = Type.Object({
+  status_code: Type.Integer({ description: '0: success' }),
+  message: Type.String(),
+});
+
+export const ErrorAnswer = Type.Array(
+  Type.Object({
+    meta: Type.Object({
+      status_code: Type.Integer(),
+      message: Type.String(),
+      errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
+    }),
+    data: Type.Array(Type.Unknown(), { maxItems: 0 }),
+  }),
+  { description: 'The error shape' },
+);
+
+export interface ResourceDefinition<
+  Item extends TSchema,
+  ListItem extends TSchema,
+  Create extends TSchema,
+  Update extends TSchema,
+  Query extends TObject,
+> {
+  /** OpenAPI tag and the noun of the summaries ("crop"). */
+  tag: string;
+  noun: string;
+  /** Collection path, e.g. /api/crop/crop; the detail path is `${path}/:id`. */
+  path: string;
+  /** Also answer the detail path without the slash (`/api/crop/season7`). */
+  gluedDetailPath?: boolean;
+  /** Detail and create answers: an array of one (default) or `{data: record}`. */
+  envelope?: 'array' | 'data';
+  /** Request field aliases of the original clients, e.g. {'parent-id': 'parent_id'}. */
+  aliases?: Record<string, string>;
+  /** Only owners create, change or delete (staff: 403). */
+  ownerOnlyWrites?: boolean;
+  description?: string;
+  schemas: {
+    /** Detail, create and update form. */
+    item: Item;
+    /** List form (defaults to the detail form). */
+    listItem?: ListItem;
+    create: Create;
+    /** Omit for resources that cannot be updated (PUT answers 405). */
+    update?: Update;
+    /** Extra query parameters of the list, next to page and pageLimit. */
+    query?: Query;
+  };
+  service: {
+    list(ctx: RequestContext, query: PageQuery & Static<Query>): Promise<{ items: unknown[]; total: number }>;
+    get(ctx: RequestContext, id: number): Promise<Static<Item>>;
+    create(ctx: RequestContext, input: Static<Create>): Promise<Static<Item> & { id: number }>;
+    update?(ctx: RequestContext, id: number, input: Static<Update>): Promise<Static<Item>>;
+    remove(ctx: RequestContext, id: number): Promise<void>;
+  };
+}
+
+export interface ResourceDeps {
+  db: Db;
+  clock: Clock;
+}
+
+const IdParams = Type.Object({ id: Id('Record id') });
+
+/** A Fastify plugin with the resource's routes: `app.register(resourceRoutes(def), { deps })`. */
+export function resourceRoutes<
+  Item extends TSchema,
+  ListItem extends TSchema,
+  Create extends TSchema,
+  Update extends TSchema,
+  Query extends TObject,
+>(def: ResourceDefinition<Item, ListItem, Create, Update, Query>) {
+  return async (app: FastifyInstance, { deps }: { deps: ResourceDeps }) => {
+    const { path, noun, tag, schemas, service } = def;
+    const context = (request: FastifyRequest): RequestContext => ({
+      scope: scopeOf(request, deps.db),
+      clock: deps.clock,
+      user: authOf(request).user,
+    });
+    const detail = (record: unknown) => (def.envelope === 'data' ? { data: record } : [record]);
+    const detailSchema =
+      def.envelope === 'data'
+        ? Type.Object({ data: schemas.item })
+        : Type.Array(schemas.item, { maxItems: 1 });
+    const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorAnswer]));
+    const writeGuard = def.ownerOnlyWrites ? { preHandler: requireOwner } : {};
+    const writeErrors = def.ownerOnlyWrites ? [401, 403, 404, 422] : [401, 404, 422];
+    const preValidation = async (request: FastifyRequest) => {
+      rejectNulCharacters(request.query, '');
+      if (request.body !== undefined) {
+        request.body = applyAliases(request.body, def.aliases);
+        rejectNulCharacters(request.body, '');
+      }
+    };
+
+    const Query = Type.Object(
+      { ...PageQueryProperties, ...(schemas.query?.properties ?? {}) },
+      { additionalProperties: true },
+    );
+    app.get(
+      path,
+      {
+        preValidation,
+        schema: {
+          tags: [tag],
+          summary: `List ${noun} records`,
+          description:
+            'A plain JSON array, newest first. Paging from page 0; X-Total-Count holds the number of ' +
+            'matching records and Link (RFC 8288) the first, prev, next and last pages.',
+          querystring: Query,
+          response: { 200: Type.Array(schemas.listItem ?? schemas.item), ...errors(401, 422) },
+        },
+      },
+      async (request, reply) => {
+        const query = request.query as PageQuery & Static<Query>;
+        const { items, total } = await service.list(context(request), query);
+        setPagingHeaders(request, reply, query, total);
+        return items;
+      },
+    );
+
+    const detailPaths = [`${path}/:id`, ...(def.gluedDetailPath ? [`${path}:id(^\\d+$)`] : [])];
+    for (const [index, detailPath] of detailPaths.entries()) {
+      const hide = index > 0; // the glued form is documented on the slash form
+      const alt = def.gluedDetailPath ? ` Also answered at ${path}{id} (without the slash).` : '';
+      app.get(
+        detailPath,
+        {
+          preValidation,
+          schema: {
+            hide,
+            tags: [tag],
+            summary: `One ${noun}`,
+            description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
+            params: IdParams,
+            response: { 200: detailSchema, ...errors(401, 404) },
+          },
+        },
+        async (request) => detail(await service.get(context(request), idOf(request))),
+      );
+
+      if (schemas.update && service.update) {
+        const update = service.update;
+        app.put(
+          detailPath,
+          {
+            preValidation,
+            ...writeGuard,
+            schema: {
+              hide,
+              tags: [tag],
+              summary: `Change a ${noun}`,
+              description:
+                'Changes only the fields sent; null clears a field that may be null. Answers ' +
+                '[{status_code: 0, message}], or with `Prefer: return=representation` the changed record ' +
+                `as an array of one.${alt}`,
+              params: IdParams,
+              body: schemas.update,
+              headers: Type.Object({
+                prefer: Type.Optional(Type.String({ description: 'return=representation for the record' })),
+              }),
+              response: {
+                200: Type.Array(Type.Union([Confirmation, schemas.item]), { maxItems: 1 }),
+                ...errors(...writeErrors),
+              },
+            },
+          },
+          async (request, reply) => {
+            const record = await update(context(request), idOf(request), request.body as Static<Update>);
+            if (wantsRepresentation(request)) {
+              reply.header('preference-applied', 'return=representation');
+              return [record];
+            }
+            return [{ status_code: 0, message: translate('http.updated', request.language) }];
+          },
+        );
+      }
+
+      app.delete(
+        detailPath,
+        {
+          preValidation,
+          ...writeGuard,
+          schema: {
+            hide,
+            tags: [tag],
+            summary: `Delete a ${noun}`,
+            description: `Soft delete (extension): the record leaves lists and details.${alt}`,
+            params: IdParams,
+            response: { 200: Type.Array(Confirmation, { maxItems: 1 }), ...errors(...writeErrors) },
+          },
+        },
+        async (request) => {
+          await service.remove(context(request), idOf(request));
+          return [{ status_code: 0, message: translate('http.deleted', request.language) }];
+        },
+      );
+    }
+
+    app.post(
+      path,
+      {
+        preValidation,
+        ...writeGuard,
+        schema: {
+          tags: [tag],
+          summary: `Create a ${noun}`,
+          description:
+            `HTTP 201 with Location; ${def.envelope === 'data' ? 'the record under `data`' : 'an array of one record'}. ` +
+            'JSON or form-encoded body; a client-sent id is ignored.' +
+            (def.description ? ` ${def.description}` : ''),
+          body: schemas.create,
+          response: { 201: detailSchema, ...errors(...writeErrors) },
+        },
+      },
+      async (request, reply) => {
+        const record = await service.create(context(request), request.body as Static<Create>);
+        reply.code(201).header('location', `${path}/${record.id}`);
+        return detail(record);
+      },
+    );
+  };
+}
+
+function wantsRepresentation(request: FastifyRequest): boolean {
+  const prefer = request.headers.prefer;
+  const value = Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '');
+  return /(^|[,;\s])return\s*=\s*"?representation"?\s*($|[,;])/i.test(value);
+}
+
+export function setPagingHeaders(request: FastifyRequest, reply: FastifyReply, query: PageQuery, total: number) {
+  const { page, pageLimit } = query;
+  const last = Math.max(0, Math.ceil(total / pageLimit) - 1);
+  const base = request.url.split('?')[0] ?? '';
+  const { token: _token, ...rest } = request.query as Record<string, unknown>;
+  const link = (n: number, rel: string) =>
+    `<${base}?${qs.stringify({ ...rest, page: n, pageLimit })}>; rel="${rel}"`;
+  const links = [link(0, 'first')];
+  if (page > 0) links.push(link(Math.min(page - 1, last), 'prev'));
+  if (page < last) links.push(link(page + 1, 'next'));
+  links.push(link(last, 'last'));
+  reply.header('x-total-count', String(total));
+  reply.header('link', links.join(', '));
+}
+
+/** Copies alias fields to their canonical names, unless the canonical name was sent too. */
+function applyAliases(body: unknown, aliases: Record<string, string> | undefined): unknown {
+  if (!aliases || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const [alias, canonical] of Object.entries(aliases)) {
+    if (Object.hasOwn(copy, alias) && !Object.hasOwn(copy, canonical)) copy[canonical] = copy[alias];
+    delete copy[alias];
+  }
+  return copy;
+}
+
+/** U+0000 cannot be stored in PostgreSQL text; refuse it up front, naming the field. */
+function rejectNulCharacters(value: unknown, prefix: string): void {
+  const errors: FieldError[] = [];
+  const visit = (v: unknown, field: string, depth: number) => {
+    if (depth > 8 || errors.length > 20) return;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) errors.push({ field: field || 'body', message: 'field.invalid' });
+    } else if (v && typeof v === 'object') {
+      for (const [key, inner] of Object.entries(v)) {
+        if (key.includes('\u0000')) errors.push({ field: field || 'body', message: 'field.invalid' });
+        else visit(inner, field ? `${field}.${key}` : key, depth + 1);
+      }
+    }
+  };
+  visit(value, prefix, 0);
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+function idOf(request: FastifyRequest): number {
+  return (request.params as Static<typeof IdParams>).id;
+}
