@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
@@ -20,7 +20,7 @@ const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [c
 const IdParams = Type.Object({ id: Id('Batch id') });
 const One = Type.Array(Batch, { maxItems: 1 });
 
-export async function harvestRoutes(app: FastifyInstance, { deps }: { deps: HarvestRouteDeps }): Promise<void> {
+export const harvestRoutes: FastifyPluginAsyncTypebox<{ deps: HarvestRouteDeps }> = async (app, { deps }) => {
   const path = '/api/harvest/batches';
   const ListQuery = Type.Object({ ...PageQueryProperties, ...BatchQuery.properties }, { additionalProperties: true });
 
@@ -95,4 +95,4 @@ export async function harvestRoutes(app: FastifyInstance, { deps }: { deps: Harv
       await confirmBatch(deps, scopeOf(request, deps.db), authOf(request).user.id, request.params.id),
     ],
   );
-}
+};

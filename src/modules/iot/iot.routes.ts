@@ -1,6 +1,6 @@
 // IoT routes: devices and rules are declared with the shared resource pattern; readings,
 // heartbeats, alerts and a device's readings are their own small routes.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
@@ -92,7 +92,7 @@ export const ruleRoutes = resourceRoutes({
 
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorAnswer]));
 
-export async function iotRoutes(app: FastifyInstance, { deps }: { deps: IotRouteDeps }): Promise<void> {
+export const iotRoutes: FastifyPluginAsyncTypebox<{ deps: IotRouteDeps }> = async (app, { deps }) => {
   app.post(
     '/api/iot/readings',
     {
@@ -221,4 +221,4 @@ export async function iotRoutes(app: FastifyInstance, { deps }: { deps: IotRoute
       }));
     },
   );
-}
+};

@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { Id, NullableId, NullableText, RefInput } from '../../platform/http/fields.js';
 import { MAX_READINGS_PER_CALL } from './iot.service.js';
-import { OPERATORS, SEVERITIES } from './thresholds.js';
 
 const IsoTime = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
 const NullableIsoTime = (description: string) =>
@@ -19,14 +18,12 @@ const Metric = Type.String({
   pattern: '^[a-z0-9_.]+$',
   description: 'temperature, humidity, soil_moisture, … (lower-case letters, digits, "_" and ".")',
 });
-const Operator = Type.Union(
-  OPERATORS.map((o) => Type.Literal(o)),
-  { description: 'gt, gte, lt or lte: the alerting side of the threshold' },
-);
-const Severity = Type.Union(
-  SEVERITIES.map((s) => Type.Literal(s)),
-  { description: 'info, warning or critical' },
-);
+const Operator = Type.Union([Type.Literal('gt'), Type.Literal('gte'), Type.Literal('lt'), Type.Literal('lte')], {
+  description: 'gt, gte, lt or lte: the alerting side of the threshold',
+});
+const Severity = Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')], {
+  description: 'info, warning or critical',
+});
 const HeartbeatTimeout = Type.Integer({
   minimum: 10,
   maximum: 604_800,

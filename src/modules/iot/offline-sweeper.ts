@@ -1,0 +1,53 @@
+// The offline sweeper: a background service of the worker role that runs
+// sweepOfflineDevices every IOT_SWEEP_INTERVAL_MS. Several sweepers may run against one
+// PostgreSQL database; each outage still raises exactly one event.
+import type { Kysely } from 'kysely';
+import type { BackgroundService } from '../../platform/background.js';
+import type { Clock } from '../../platform/clock.js';
+import type { Database } from '../../platform/db/types.js';
+import { sweepOfflineDevices } from './iot.service.js';
+
+export interface SweeperDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  intervalMs: number;
+  logger: { error(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void };
+}
+
+export function createOfflineSweeper(deps: SweeperDeps): BackgroundService {
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let stopped = true;
+
+  const runOnce = async () => {
+    try {
+      const marked = await sweepOfflineDevices(deps);
+      if (marked > 0) deps.logger.info({ marked }, 'devices went offline');
+    } catch (err) {
+      deps.logger.error({ err }, 'offline sweep failed; trying again at the next interval');
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      inFlight = runOnce().finally(() => {
+        inFlight = undefined;
+        schedule();
+      });
+    }, deps.intervalMs);
+    timer.unref();
+  };
+
+  return {
+    name: 'iot-offline-sweeper',
+    async start() {
+      stopped = false;
+      schedule();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}
