@@ -47,6 +47,13 @@ const en = {
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
   'iot.recorded_in_future': 'is more than an hour ahead of the server clock',
   'harvest.already_confirmed': 'This harvest batch is already confirmed',
+  // Webhooks
+  'webhook.url.invalid': 'is not a valid URL',
+  'webhook.url.https_required': 'must use https',
+  'webhook.url.credentials': 'must not contain a user name or password',
+  'webhook.url.unresolvable': 'names a host that does not resolve ({host})',
+  'webhook.url.private_address': 'points to a non-public address: {address} is {reason}',
+  'webhook.delivery_in_progress': 'This delivery is still queued; it can be redelivered once it has finished',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -94,6 +101,13 @@ const vi: Record<MessageKey, string> = {
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',
   'iot.recorded_in_future': 'sớm hơn đồng hồ máy chủ quá một giờ',
   'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
+  // Webhooks
+  'webhook.url.invalid': 'không phải URL hợp lệ',
+  'webhook.url.https_required': 'phải dùng https',
+  'webhook.url.credentials': 'không được chứa tên đăng nhập hoặc mật khẩu',
+  'webhook.url.unresolvable': 'có tên máy chủ không phân giải được ({host})',
+  'webhook.url.private_address': 'trỏ tới địa chỉ không công khai: {address} là {reason}',
+  'webhook.delivery_in_progress': 'Lần gửi này vẫn đang chờ; chỉ gửi lại được sau khi đã kết thúc',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };
