@@ -6,7 +6,9 @@ import type { Config } from './config.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { resolveToken } from './modules/auth/auth.service.js';
 import { cropRoutes } from './modules/crops/crop.routes.js';
+import { harvestRoutes } from './modules/harvest/harvest.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { deviceRoutes, iotRoutes, ruleRoutes } from './modules/iot/iot.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
@@ -68,6 +70,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const resources = { db, clock: deps.clock };
   await app.register(cropRoutes, { deps: resources });
+
+  await app.register(deviceRoutes, { deps: resources });
+  await app.register(ruleRoutes, { deps: resources });
+  await app.register(iotRoutes, { deps: resources });
+  await app.register(harvestRoutes, { deps: resources });
 
   return app;
 }

@@ -23,6 +23,7 @@ const load = {
   secretKey: () => import('./platform/secret-key.js'),
   background: () => import('./platform/background.js'),
   webhookWorker: () => import('./modules/webhooks/worker.js'),
+  offlineSweeper: () => import('./modules/iot/offline-sweeper.js'),
 };
 
 type Command = (args: string[]) => Promise<number>;
@@ -359,6 +360,15 @@ async function serve(args: string[]): Promise<number> {
           config,
           secretKey: secret.key,
           logger: log.child({ service: 'webhooks' }),
+        }),
+      );
+      const { createOfflineSweeper } = await load.offlineSweeper();
+      services.push(
+        createOfflineSweeper({
+          db: database.db,
+          clock: systemClock,
+          intervalMs: config.iotSweepIntervalMs,
+          logger: log.child({ service: 'iot-offline-sweeper' }),
         }),
       );
     }

@@ -6,7 +6,10 @@ export type BatchRow = Selectable<HarvestBatchesTable>;
 
 export async function insertBatch(
   scope: Scope,
-  batch: Pick<BatchRow, 'parcel_id' | 'crop_type_id' | 'quantity_kg' | 'harvested_at' | 'notes' | 'declared_by'>,
+  batch: Pick<
+    BatchRow,
+    'parcel_id' | 'crop_type_id' | 'quantity_kg' | 'harvested_at' | 'notes' | 'declared_by'
+  >,
   now: number,
 ): Promise<number> {
   const row = await insertScoped(scope, 'harvest_batches', {
@@ -41,7 +44,12 @@ export async function listBatches(
 }
 
 /** Confirms a declared batch; false when it is not (or no longer) declared. */
-export async function confirmDeclaredBatch(scope: Scope, id: number, userId: number, now: number): Promise<boolean> {
+export async function confirmDeclaredBatch(
+  scope: Scope,
+  id: number,
+  userId: number,
+  now: number,
+): Promise<boolean> {
   const result = await updateScoped(scope, 'harvest_batches')
     .set({ status: 'confirmed', confirmed_at: now, confirmed_by: userId, updated_at: now })
     .where('id', '=', id)

@@ -22,7 +22,10 @@ const One = Type.Array(Batch, { maxItems: 1 });
 
 export const harvestRoutes: FastifyPluginAsyncTypebox<{ deps: HarvestRouteDeps }> = async (app, { deps }) => {
   const path = '/api/harvest/batches';
-  const ListQuery = Type.Object({ ...PageQueryProperties, ...BatchQuery.properties }, { additionalProperties: true });
+  const ListQuery = Type.Object(
+    { ...PageQueryProperties, ...BatchQuery.properties },
+    { additionalProperties: true },
+  );
 
   app.get(
     path,
@@ -53,13 +56,19 @@ export const harvestRoutes: FastifyPluginAsyncTypebox<{ deps: HarvestRouteDeps }
       schema: {
         tags: ['harvest'],
         summary: 'Declare a harvest batch',
-        description: 'Status `declared`; HTTP 201 with Location, an array of one. Confirm it to raise harvest.batch.created.',
+        description:
+          'Status `declared`; HTTP 201 with Location, an array of one. Confirm it to raise harvest.batch.created.',
         body: BatchCreate,
         response: { 201: One, ...errors(401, 422) },
       },
     },
     async (request, reply) => {
-      const batch = await declareBatch(deps, scopeOf(request, deps.db), authOf(request).user.id, request.body);
+      const batch = await declareBatch(
+        deps,
+        scopeOf(request, deps.db),
+        authOf(request).user.id,
+        request.body,
+      );
       reply.code(201).header('location', `${path}/${batch.id}`);
       return [batch];
     },

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { Id, NullableId, NullableText, TimestampInput } from '../../platform/http/fields.js';
 
-const IsoTime = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
+const IsoTime = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
 
 export const Batch = Type.Object({
   id: Type.Integer(),
@@ -13,7 +14,11 @@ export const Batch = Type.Object({
   status: Type.Union([Type.Literal('declared'), Type.Literal('confirmed')]),
   declared_by: NullableId('User who declared it'),
   confirmed_by: NullableId('User who confirmed it'),
-  confirmed_at: Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description: 'ISO 8601 UTC' }),
+  confirmed_at: Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'ISO 8601 UTC',
+  }),
   created_at: IsoTime('Declared'),
   updated_at: IsoTime('Last changed'),
 });

@@ -52,7 +52,12 @@ export interface BatchInput {
   notes?: string | null | undefined;
 }
 
-export async function declareBatch(deps: HarvestDeps, scope: Scope, userId: number, input: BatchInput): Promise<BatchAnswer> {
+export async function declareBatch(
+  deps: HarvestDeps,
+  scope: Scope,
+  userId: number,
+  input: BatchInput,
+): Promise<BatchAnswer> {
   const now = deps.clock.now();
   const errors: FieldError[] = [];
   let harvestedAt = now;
@@ -93,11 +98,17 @@ export async function getBatch(scope: Scope, id: number): Promise<BatchAnswer> {
 }
 
 /** Confirms a declared batch and raises `harvest.batch.created`; a second confirm is a 409. */
-export async function confirmBatch(deps: HarvestDeps, scope: Scope, userId: number, id: number): Promise<BatchAnswer> {
+export async function confirmBatch(
+  deps: HarvestDeps,
+  scope: Scope,
+  userId: number,
+  id: number,
+): Promise<BatchAnswer> {
   return inTransaction(scope, async (tx) => {
     const now = deps.clock.now();
     if (!(await findBatch(tx, id))) throw notFound();
-    if (!(await confirmDeclaredBatch(tx, id, userId, now))) throw new AppError('harvest.already_confirmed', 409);
+    if (!(await confirmDeclaredBatch(tx, id, userId, now)))
+      throw new AppError('harvest.already_confirmed', 409);
     const batch = await getBatch(tx, id);
     await emitEvent(deps, tx, 'harvest.batch.created', {
       harvest_record_id: batch.id,

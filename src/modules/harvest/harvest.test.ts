@@ -20,7 +20,9 @@ forEachDialect('harvest batches', (database) => {
     api = client(t.url, await loginToken(t.url, farm.code, staff));
     otherApi = client(t.url, await loginToken(t.url, other.code, other.owner));
     const farmRow = (await api.post('/api/farms', { json: { name: 'River farm' } })).body[0];
-    parcelId = (await api.post('/api/parcels', { json: { name: 'East field', code: 'E1', farm_id: farmRow.id } })).body[0].id;
+    parcelId = (
+      await api.post('/api/parcels', { json: { name: 'East field', code: 'E1', farm_id: farmRow.id } })
+    ).body[0].id;
     cropTypeId = (await api.post('/api/croptype/croptype', { json: { name: 'Dragon fruit' } })).body[0].id;
   });
   after(() => t.close());
@@ -48,15 +50,30 @@ forEachDialect('harvest batches', (database) => {
 
   it('refuses bad batches, naming every field, and writes nothing', async () => {
     const before = (await api.get('/api/harvest/batches')).headers.get('x-total-count');
-    const res = await declare({ parcel_id: 999999, crop_type_id: cropTypeId, quantity_kg: 0, harvested_at: 'soon' });
+    const res = await declare({
+      parcel_id: 999999,
+      crop_type_id: cropTypeId,
+      quantity_kg: 0,
+      harvested_at: 'soon',
+    });
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), ['harvested_at', 'quantity_kg']);
+    assert.deepEqual(res.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), [
+      'harvested_at',
+      'quantity_kg',
+    ]);
     const refs = await declare({ parcel_id: 999999, crop_type_id: 888888, quantity_kg: 5 });
     assert.equal(refs.status, 422);
-    assert.deepEqual(refs.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), ['crop_type_id', 'parcel_id']);
+    assert.deepEqual(refs.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), [
+      'crop_type_id',
+      'parcel_id',
+    ]);
     const missing = await declare({});
     assert.equal(missing.status, 422);
-    assert.deepEqual(missing.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), ['crop_type_id', 'parcel_id', 'quantity_kg']);
+    assert.deepEqual(missing.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), [
+      'crop_type_id',
+      'parcel_id',
+      'quantity_kg',
+    ]);
     assert.equal((await api.get('/api/harvest/batches')).headers.get('x-total-count'), before);
   });
 
@@ -70,7 +87,10 @@ forEachDialect('harvest batches', (database) => {
     const again = await api.post(`/api/harvest/batches/${batch.id}/confirm`);
     assert.equal(again.status, 409);
     assert.equal(again.body[0].meta.status_code, 409);
-    assert.equal((await api.get(`/api/harvest/batches/${batch.id}`)).body[0].confirmed_at, confirmed.body[0].confirmed_at);
+    assert.equal(
+      (await api.get(`/api/harvest/batches/${batch.id}`)).body[0].confirmed_at,
+      confirmed.body[0].confirmed_at,
+    );
     const confirmedList = await api.get('/api/harvest/batches?status=confirmed');
     assert.ok(confirmedList.body.every((b: { status: string }) => b.status === 'confirmed'));
     assert.ok(confirmedList.body.some((b: { id: number }) => b.id === batch.id));
@@ -80,9 +100,13 @@ forEachDialect('harvest batches', (database) => {
     const batch = (await declare({ parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 3 })).body[0];
     assert.equal((await otherApi.get(`/api/harvest/batches/${batch.id}`)).status, 404);
     assert.equal((await otherApi.post(`/api/harvest/batches/${batch.id}/confirm`)).status, 404);
-    assert.ok(!(await otherApi.get('/api/harvest/batches')).body.some((b: { id: number }) => b.id === batch.id));
+    assert.ok(
+      !(await otherApi.get('/api/harvest/batches')).body.some((b: { id: number }) => b.id === batch.id),
+    );
     // Another tenant's parcel cannot be named.
-    const res = await otherApi.post('/api/harvest/batches', { json: { parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 1 } });
+    const res = await otherApi.post('/api/harvest/batches', {
+      json: { parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 1 },
+    });
     assert.equal(res.status, 422);
   });
 });

@@ -18,7 +18,8 @@ export interface Page {
 }
 
 function codeTaken(err: unknown): never {
-  if (isUniqueViolation(err)) throw new AppError('http.validation_failed', 422, {}, [{ field: 'code', message: 'field.taken' }]);
+  if (isUniqueViolation(err))
+    throw new AppError('http.validation_failed', 422, {}, [{ field: 'code', message: 'field.taken' }]);
   throw err;
 }
 
@@ -65,7 +66,11 @@ export async function updateDevice(
   }
 }
 
-export async function replaceDeviceParcels(scope: Scope, deviceId: number, parcelIds: readonly number[]): Promise<void> {
+export async function replaceDeviceParcels(
+  scope: Scope,
+  deviceId: number,
+  parcelIds: readonly number[],
+): Promise<void> {
   await scope.db
     .deleteFrom('iot_device_parcels')
     .where('tenant_id', '=', scope.tenantId)
@@ -81,12 +86,20 @@ export async function replaceDeviceParcels(scope: Scope, deviceId: number, parce
 }
 
 export async function findDevice(scope: Scope, id: number): Promise<DeviceRow | undefined> {
-  return selectScoped(scope, 'iot_devices').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return selectScoped(scope, 'iot_devices')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function findDevicesByCodes(scope: Scope, codes: readonly string[]): Promise<DeviceRow[]> {
   if (codes.length === 0) return [];
-  return selectScoped(scope, 'iot_devices').selectAll().where('code', 'in', codes).where('deleted_at', 'is', null).execute();
+  return selectScoped(scope, 'iot_devices')
+    .selectAll()
+    .where('code', 'in', codes)
+    .where('deleted_at', 'is', null)
+    .execute();
 }
 
 /** Locks the devices' rows until the transaction ends (PostgreSQL), so concurrent batches for one
@@ -110,7 +123,10 @@ export async function listDevices(scope: Scope, page: Page): Promise<{ rows: Dev
   return { rows, total: Number(count.n) };
 }
 
-export async function parcelIdsByDevice(scope: Scope, deviceIds: readonly number[]): Promise<Map<number, number[]>> {
+export async function parcelIdsByDevice(
+  scope: Scope,
+  deviceIds: readonly number[],
+): Promise<Map<number, number[]>> {
   const map = new Map<number, number[]>(deviceIds.map((id) => [id, []]));
   if (deviceIds.length === 0) return map;
   const rows = await selectScoped(scope, 'iot_device_parcels')
@@ -139,7 +155,11 @@ export async function softDeleteDevice(scope: Scope, id: number, now: number): P
 }
 
 /** Every accepted reading and every heartbeat: the device is heard from now, and online. */
-export async function recordHeartbeats(scope: Scope, deviceIds: readonly number[], now: number): Promise<void> {
+export async function recordHeartbeats(
+  scope: Scope,
+  deviceIds: readonly number[],
+  now: number,
+): Promise<void> {
   if (deviceIds.length === 0) return;
   await updateScoped(scope, 'iot_devices')
     .set({ last_heartbeat_at: now, is_online: 1, offline_at: null })
@@ -161,7 +181,9 @@ export async function findOverdueDevices(db: Db, now: number, limit: number): Pr
     .where('is_online', '=', 1)
     .where('deleted_at', 'is', null)
     .where('last_heartbeat_at', 'is not', null)
-    .where((eb) => eb('last_heartbeat_at', '<', eb(eb.val(now), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000)))))
+    .where((eb) =>
+      eb('last_heartbeat_at', '<', eb(eb.val(now), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000)))),
+    )
     .orderBy('last_heartbeat_at')
     .limit(limit)
     .execute();
@@ -172,7 +194,12 @@ export async function findOverdueDevices(db: Db, now: number, limit: number): Pr
  * Marks a device offline only if it is still online with the heartbeat the sweeper saw: of two
  * sweepers racing, and of a sweeper racing a fresh heartbeat, exactly one wins.
  */
-export async function markDeviceOffline(scope: Scope, id: number, seenHeartbeat: number, now: number): Promise<boolean> {
+export async function markDeviceOffline(
+  scope: Scope,
+  id: number,
+  seenHeartbeat: number,
+  now: number,
+): Promise<boolean> {
   const result = await updateScoped(scope, 'iot_devices')
     .set({ is_online: 0, offline_at: now })
     .where('id', '=', id)
@@ -185,16 +212,29 @@ export async function markDeviceOffline(scope: Scope, id: number, seenHeartbeat:
 
 // Rules
 
-export type RuleInsert = Pick<RuleRow, 'device_id' | 'zone_id' | 'metric' | 'operator' | 'threshold' | 'severity' | 'message'>;
+export type RuleInsert = Pick<
+  RuleRow,
+  'device_id' | 'zone_id' | 'metric' | 'operator' | 'threshold' | 'severity' | 'message'
+>;
 
 export async function insertRule(scope: Scope, rule: RuleInsert, now: number): Promise<number> {
-  const row = await insertScoped(scope, 'iot_rules', { ...rule, created_at: now, updated_at: now, deleted_at: null })
+  const row = await insertScoped(scope, 'iot_rules', {
+    ...rule,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+  })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-export async function updateRule(scope: Scope, id: number, patch: Partial<RuleInsert>, now: number): Promise<boolean> {
+export async function updateRule(
+  scope: Scope,
+  id: number,
+  patch: Partial<RuleInsert>,
+  now: number,
+): Promise<boolean> {
   const result = await updateScoped(scope, 'iot_rules')
     .set({ ...patch, updated_at: now })
     .where('id', '=', id)
@@ -213,7 +253,11 @@ export async function resetRuleStates(scope: Scope, ruleId: number): Promise<voi
 }
 
 export async function findRule(scope: Scope, id: number): Promise<RuleRow | undefined> {
-  return selectScoped(scope, 'iot_rules').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  return selectScoped(scope, 'iot_rules')
+    .selectAll()
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export async function listRules(scope: Scope, page: Page): Promise<{ rows: RuleRow[]; total: number }> {
@@ -258,7 +302,11 @@ export function stateKey(ruleId: number, deviceId: number): string {
   return `${ruleId}:${deviceId}`;
 }
 
-export async function loadRuleStates(scope: Scope, ruleIds: readonly number[], deviceIds: readonly number[]): Promise<Map<string, RuleState>> {
+export async function loadRuleStates(
+  scope: Scope,
+  ruleIds: readonly number[],
+  deviceIds: readonly number[],
+): Promise<Map<string, RuleState>> {
   const map = new Map<string, RuleState>();
   if (ruleIds.length === 0 || deviceIds.length === 0) return map;
   const rows = await selectScoped(scope, 'iot_rule_states')
@@ -267,7 +315,10 @@ export async function loadRuleStates(scope: Scope, ruleIds: readonly number[], d
     .where('device_id', 'in', deviceIds)
     .execute();
   for (const row of rows) {
-    map.set(stateKey(row.rule_id, row.device_id), { breached: row.breached === 1, lastRecordedAt: row.last_recorded_at });
+    map.set(stateKey(row.rule_id, row.device_id), {
+      breached: row.breached === 1,
+      lastRecordedAt: row.last_recorded_at,
+    });
   }
   return map;
 }
@@ -319,7 +370,10 @@ export async function insertReadings(scope: Scope, readings: readonly ReadingIns
   return ids;
 }
 
-export async function insertAlert(scope: Scope, alert: Omit<Selectable<IotAlertsTable>, 'id' | 'tenant_id'>): Promise<number> {
+export async function insertAlert(
+  scope: Scope,
+  alert: Omit<Selectable<IotAlertsTable>, 'id' | 'tenant_id'>,
+): Promise<number> {
   const row = await insertScoped(scope, 'iot_alerts', alert).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
@@ -334,7 +388,9 @@ export async function listAlerts(
   const [rows, count] = await Promise.all([
     base
       .innerJoin('iot_devices', (join) =>
-        join.onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id').onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
+        join
+          .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
+          .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
       )
       .selectAll('iot_alerts')
       .select(['iot_devices.code as device_code', 'iot_devices.zone_id'])
@@ -349,7 +405,12 @@ export async function listAlerts(
 
 export async function listReadings(
   scope: Scope,
-  filter: { deviceId: number; metric?: string | undefined; from?: number | undefined; to?: number | undefined },
+  filter: {
+    deviceId: number;
+    metric?: string | undefined;
+    from?: number | undefined;
+    to?: number | undefined;
+  },
   page: Page,
 ): Promise<{ id: number; metric: string; value: number; recorded_at: number; received_at: number }[]> {
   let query = selectScoped(scope, 'iot_readings')
@@ -358,6 +419,11 @@ export async function listReadings(
   if (filter.metric !== undefined) query = query.where('metric', '=', filter.metric);
   if (filter.from !== undefined) query = query.where('recorded_at', '>=', filter.from);
   if (filter.to !== undefined) query = query.where('recorded_at', '<=', filter.to);
-  const rows = await query.orderBy('recorded_at', 'desc').orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute();
+  const rows = await query
+    .orderBy('recorded_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
+    .execute();
   return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }

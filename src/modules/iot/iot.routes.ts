@@ -5,9 +5,10 @@ import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/types.js';
+import { notFound, validationFailed } from '../../platform/errors.js';
 import { authOf, scopeOf } from '../../platform/http/auth.js';
 import { formatFieldErrors } from '../../platform/http/error-shape.js';
-import { Id, TimestampInput } from '../../platform/http/fields.js';
+import { Id, parseTimestamp, TimestampInput } from '../../platform/http/fields.js';
 import {
   ErrorAnswer,
   type PageQuery,
@@ -15,8 +16,6 @@ import {
   resourceRoutes,
   setPagingHeaders,
 } from '../../platform/http/resource.js';
-import { notFound, validationFailed } from '../../platform/errors.js';
-import { parseTimestamp } from '../../platform/http/fields.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
 import { findDevice, listAlerts, listDevices, listReadings, listRules } from './iot.repository.js';
 import {
@@ -156,7 +155,11 @@ export const iotRoutes: FastifyPluginAsyncTypebox<{ deps: IotRouteDeps }> = asyn
     },
     async (request, reply) => {
       const query = request.query;
-      const { rows, total } = await listAlerts(scopeOf(request, deps.db), { deviceId: query.device_id }, offsetOf(query));
+      const { rows, total } = await listAlerts(
+        scopeOf(request, deps.db),
+        { deviceId: query.device_id },
+        offsetOf(query),
+      );
       setPagingHeaders(request, reply, query, total);
       return rows.map((row) => ({
         id: row.id,

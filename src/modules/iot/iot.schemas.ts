@@ -2,9 +2,14 @@ import { Type } from 'typebox';
 import { Id, NullableId, NullableText, RefInput } from '../../platform/http/fields.js';
 import { MAX_READINGS_PER_CALL } from './iot.service.js';
 
-const IsoTime = (description: string) => Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
+const IsoTime = (description: string) =>
+  Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
 const NullableIsoTime = (description: string) =>
-  Type.Unsafe<string | null>({ type: ['string', 'null'], format: 'date-time', description: `${description} (ISO 8601 UTC)` });
+  Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: `${description} (ISO 8601 UTC)`,
+  });
 
 const DeviceCode = Type.String({
   minLength: 1,
@@ -18,9 +23,12 @@ const Metric = Type.String({
   pattern: '^[a-z0-9_.]+$',
   description: 'temperature, humidity, soil_moisture, … (lower-case letters, digits, "_" and ".")',
 });
-const Operator = Type.Union([Type.Literal('gt'), Type.Literal('gte'), Type.Literal('lt'), Type.Literal('lte')], {
-  description: 'gt, gte, lt or lte: the alerting side of the threshold',
-});
+const Operator = Type.Union(
+  [Type.Literal('gt'), Type.Literal('gte'), Type.Literal('lt'), Type.Literal('lte')],
+  {
+    description: 'gt, gte, lt or lte: the alerting side of the threshold',
+  },
+);
 const Severity = Type.Union([Type.Literal('info'), Type.Literal('warning'), Type.Literal('critical')], {
   description: 'info, warning or critical',
 });

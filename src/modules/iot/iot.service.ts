@@ -1,9 +1,9 @@
 // IoT: devices, threshold rules, readings (each one a heartbeat), alerts, the offline sweeper.
 import type { Kysely } from 'kysely';
+import type { Clock } from '../../platform/clock.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import type { Database } from '../../platform/db/types.js';
-import type { Clock } from '../../platform/clock.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
 import { parseTimestamp } from '../../platform/http/fields.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
@@ -22,10 +22,10 @@ import {
   markDeviceOffline,
   type Page,
   parcelIdsByDevice,
+  type RuleRow,
   recordHeartbeats,
   replaceDeviceParcels,
   resetRuleStates,
-  type RuleRow,
   rulesForDevices,
   saveRuleStates,
   softDeleteDevice,
@@ -97,7 +97,8 @@ export interface DeviceInput {
 
 async function checkDeviceInput(scope: Scope, input: DeviceInput): Promise<void> {
   const errors: FieldError[] = [];
-  if (input.code !== undefined && !DEVICE_CODE_PATTERN.test(input.code)) errors.push({ field: 'code', message: 'field.pattern' });
+  if (input.code !== undefined && !DEVICE_CODE_PATTERN.test(input.code))
+    errors.push({ field: 'code', message: 'field.pattern' });
   errors.push(
     ...(await checkReferences(scope, [
       { field: 'zone_id', table: 'zones', id: input.zone_id },
@@ -114,7 +115,11 @@ export async function getDevice(scope: Scope, id: number): Promise<DeviceAnswer>
   return toDeviceAnswer(row, parcels.get(id) ?? []);
 }
 
-export async function createDevice(deps: ClockDeps, scope: Scope, input: DeviceInput & { code: string }): Promise<DeviceAnswer> {
+export async function createDevice(
+  deps: ClockDeps,
+  scope: Scope,
+  input: DeviceInput & { code: string },
+): Promise<DeviceAnswer> {
   await checkDeviceInput(scope, input);
   return inTransaction(scope, async (tx) => {
     const id = await insertDevice(
@@ -132,14 +137,20 @@ export async function createDevice(deps: ClockDeps, scope: Scope, input: DeviceI
   });
 }
 
-export async function changeDevice(deps: ClockDeps, scope: Scope, id: number, input: DeviceInput): Promise<DeviceAnswer> {
+export async function changeDevice(
+  deps: ClockDeps,
+  scope: Scope,
+  id: number,
+  input: DeviceInput,
+): Promise<DeviceAnswer> {
   await checkDeviceInput(scope, input);
   return inTransaction(scope, async (tx) => {
     const patch: Parameters<typeof updateDevice>[2] = {};
     if (input.code !== undefined) patch.code = input.code;
     if (input.name !== undefined) patch.name = input.name.trim() || input.code || '';
     if (input.zone_id !== undefined) patch.zone_id = input.zone_id;
-    if (input.heartbeat_timeout_seconds !== undefined) patch.heartbeat_timeout_seconds = input.heartbeat_timeout_seconds;
+    if (input.heartbeat_timeout_seconds !== undefined)
+      patch.heartbeat_timeout_seconds = input.heartbeat_timeout_seconds;
     if (!(await updateDevice(tx, id, patch, deps.clock.now()))) throw notFound();
     if (input.parcel_ids !== undefined) await replaceDeviceParcels(tx, id, [...new Set(input.parcel_ids)]);
     return getDevice(tx, id);
@@ -208,9 +219,14 @@ export interface RuleInput {
   message?: string | null | undefined;
 }
 
-async function checkRuleTarget(scope: Scope, target: { device_id: number | null; zone_id: number | null }, metric?: string) {
+async function checkRuleTarget(
+  scope: Scope,
+  target: { device_id: number | null; zone_id: number | null },
+  metric?: string,
+) {
   const errors: FieldError[] = [];
-  if (metric !== undefined && !METRIC_PATTERN.test(metric)) errors.push({ field: 'metric', message: 'field.pattern' });
+  if (metric !== undefined && !METRIC_PATTERN.test(metric))
+    errors.push({ field: 'metric', message: 'field.pattern' });
   if ((target.device_id === null) === (target.zone_id === null)) {
     errors.push({ field: target.device_id === null ? 'device_id' : 'zone_id', message: 'iot.rule_target' });
   }
@@ -251,7 +267,12 @@ export async function createRule(
   return getRule(scope, id);
 }
 
-export async function changeRule(deps: ClockDeps, scope: Scope, id: number, input: RuleInput): Promise<RuleAnswer> {
+export async function changeRule(
+  deps: ClockDeps,
+  scope: Scope,
+  id: number,
+  input: RuleInput,
+): Promise<RuleAnswer> {
   return inTransaction(scope, async (tx) => {
     const current = await findRule(tx, id);
     if (!current) throw notFound();
@@ -313,14 +334,21 @@ export function parseReading(raw: unknown, index: number, now: number): ParsedRe
     errors.push({ field: at('metric'), message: 'iot.metric_pattern' });
   }
   const value =
-    typeof r.value === 'number' ? r.value : typeof r.value === 'string' && r.value.trim() !== '' ? Number(r.value) : Number.NaN;
-  if (r.value === undefined || r.value === null) errors.push({ field: at('value'), message: 'field.required' });
-  else if (!Number.isFinite(value)) errors.push({ field: at('value'), message: 'field.type', params: { type: 'a finite number' } });
+    typeof r.value === 'number'
+      ? r.value
+      : typeof r.value === 'string' && r.value.trim() !== ''
+        ? Number(r.value)
+        : Number.NaN;
+  if (r.value === undefined || r.value === null)
+    errors.push({ field: at('value'), message: 'field.required' });
+  else if (!Number.isFinite(value))
+    errors.push({ field: at('value'), message: 'field.type', params: { type: 'a finite number' } });
   let recordedAt = now;
   if (r.recorded_at !== undefined && r.recorded_at !== null) {
     const parsed = typeof r.recorded_at === 'string' ? parseTimestamp(r.recorded_at) : undefined;
     if (parsed === undefined) errors.push({ field: at('recorded_at'), message: 'field.timestamp' });
-    else if (parsed > now + MAX_FUTURE_SKEW_MS) errors.push({ field: at('recorded_at'), message: 'iot.recorded_in_future' });
+    else if (parsed > now + MAX_FUTURE_SKEW_MS)
+      errors.push({ field: at('recorded_at'), message: 'iot.recorded_in_future' });
     else recordedAt = parsed;
   }
   if (errors.length > 0) return errors;
@@ -343,7 +371,11 @@ function ruleApplies(rule: RuleRow, device: DeviceRow, metric: string): boolean 
  * accepted ones are stored, count as heartbeats, and move the rules' edge state (in recorded_at
  * order), raising an alert and an `iot.alert.raised` event on each crossing.
  */
-export async function ingestReadings(deps: IotDeps, scope: Scope, raw: readonly unknown[]): Promise<ReadingResult[]> {
+export async function ingestReadings(
+  deps: IotDeps,
+  scope: Scope,
+  raw: readonly unknown[],
+): Promise<ReadingResult[]> {
   const now = deps.clock.now();
   const parsed = raw.map((r, i) => parseReading(r, i, now));
   const results: ReadingResult[] = new Array(raw.length);
@@ -365,7 +397,11 @@ export async function ingestReadings(deps: IotDeps, scope: Scope, raw: readonly 
       }
       const device = byCode.get(p.deviceCode);
       if (!device) {
-        results[index] = { index, status: 'rejected', errors: [{ field: `readings.${index}.device_code`, message: 'field.not_found' }] };
+        results[index] = {
+          index,
+          status: 'rejected',
+          errors: [{ field: `readings.${index}.device_code`, message: 'field.not_found' }],
+        };
         return;
       }
       accepted.push({ reading: p, device });
@@ -381,15 +417,19 @@ export async function ingestReadings(deps: IotDeps, scope: Scope, raw: readonly 
     );
     const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
     const raised = new Map<number, RaisedAlert[]>();
-    const inTimeOrder = [...accepted].sort((a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index);
+    const inTimeOrder = [...accepted].sort(
+      (a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index,
+    );
     for (const { reading, device } of inTimeOrder) {
       for (const rule of rules) {
         if (!ruleApplies(rule, device, reading.metric)) continue;
         const key = stateKey(rule.id, device.id);
         const before = changed.get(key)?.state ?? states.get(key) ?? INITIAL_STATE;
         const step = stepRuleState(before, reading, rule);
-        if (step.state !== before) changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
-        if (step.raise) raised.set(reading.index, [...(raised.get(reading.index) ?? []), { rule, device, reading }]);
+        if (step.state !== before)
+          changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
+        if (step.raise)
+          raised.set(reading.index, [...(raised.get(reading.index) ?? []), { rule, device, reading }]);
       }
     }
 
@@ -410,19 +450,36 @@ export async function ingestReadings(deps: IotDeps, scope: Scope, raw: readonly 
       now,
     );
 
-    const parcels = raised.size > 0 ? await parcelIdsByDevice(tx, heardFrom.map((d) => d.id)) : new Map<number, number[]>();
+    const parcels =
+      raised.size > 0
+        ? await parcelIdsByDevice(
+            tx,
+            heardFrom.map((d) => d.id),
+          )
+        : new Map<number, number[]>();
     for (const [position, { reading }] of accepted.entries()) {
       const alertIds: number[] = [];
       for (const alert of raised.get(reading.index) ?? []) {
         alertIds.push(await raiseAlert(deps, tx, alert, parcels.get(alert.device.id) ?? [], now));
       }
-      results[reading.index] = { index: reading.index, status: 'accepted', reading_id: ids[position]!, alert_ids: alertIds };
+      results[reading.index] = {
+        index: reading.index,
+        status: 'accepted',
+        reading_id: ids[position]!,
+        alert_ids: alertIds,
+      };
     }
   });
   return results;
 }
 
-async function raiseAlert(deps: IotDeps, tx: Scope, alert: RaisedAlert, parcelIds: number[], now: number): Promise<number> {
+async function raiseAlert(
+  deps: IotDeps,
+  tx: Scope,
+  alert: RaisedAlert,
+  parcelIds: number[],
+  now: number,
+): Promise<number> {
   const { rule, device, reading } = alert;
   const message = renderAlertMessage(rule.message, {
     device_code: device.code,
@@ -469,7 +526,10 @@ async function raiseAlert(deps: IotDeps, tx: Scope, alert: RaisedAlert, parcelId
  * one `iot.device.offline` per outage. Safe with any number of sweepers: the conditional update
  * lets exactly one of them take each outage.
  */
-export async function sweepOfflineDevices(deps: IotDeps & { db: Kysely<Database> }, batchSize = 500): Promise<number> {
+export async function sweepOfflineDevices(
+  deps: IotDeps & { db: Kysely<Database> },
+  batchSize = 500,
+): Promise<number> {
   const now = deps.clock.now();
   let marked = 0;
   for (;;) {

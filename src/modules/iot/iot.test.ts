@@ -13,7 +13,12 @@ async function makePlaces(api: Api) {
   const zoneB = (await api.post('/api/zones', { json: { name: 'Orchard', farm_id: farm.id } })).body[0];
   const parcel = async (name: string, zone: number) =>
     (await api.post('/api/parcels', { json: { name, code: name, farm_id: farm.id, zone_id: zone } })).body[0];
-  return { farm, zoneA, zoneB, parcels: [await parcel('P1', zoneA.id), await parcel('P2', zoneA.id), await parcel('P3', zoneB.id)] };
+  return {
+    farm,
+    zoneA,
+    zoneB,
+    parcels: [await parcel('P1', zoneA.id), await parcel('P2', zoneA.id), await parcel('P3', zoneB.id)],
+  };
 }
 
 forEachDialect('IoT devices, rules, readings and alerts', (database) => {
@@ -43,19 +48,37 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
   describe('devices', () => {
     it('creates a device with its parcels; it is offline until heard from', async () => {
       const res = await api.post('/api/iot/devices', {
-        json: { code: 'gh-a-1', name: 'Greenhouse A probe', zone_id: places.zoneA.id, parcel_ids: [places.parcels[1].id, places.parcels[0].id], id: 999 },
+        json: {
+          code: 'gh-a-1',
+          name: 'Greenhouse A probe',
+          zone_id: places.zoneA.id,
+          parcel_ids: [places.parcels[1].id, places.parcels[0].id],
+          id: 999,
+        },
       });
       assert.equal(res.status, 201);
       const created = res.body[0];
       assert.equal(res.headers.get('location'), `/api/iot/devices/${created.id}`);
       assert.notEqual(created.id, 999);
       assert.deepEqual(Object.keys(created).sort(), [
-        'code', 'created_at', 'heartbeat_timeout_seconds', 'id', 'last_heartbeat', 'name', 'parcel_ids', 'status', 'updated_at', 'zone_id',
+        'code',
+        'created_at',
+        'heartbeat_timeout_seconds',
+        'id',
+        'last_heartbeat',
+        'name',
+        'parcel_ids',
+        'status',
+        'updated_at',
+        'zone_id',
       ]);
       assert.equal(created.status, 'offline');
       assert.equal(created.last_heartbeat, null);
       assert.equal(created.heartbeat_timeout_seconds, 300);
-      assert.deepEqual(created.parcel_ids, [places.parcels[0].id, places.parcels[1].id].sort((a, b) => a - b));
+      assert.deepEqual(
+        created.parcel_ids,
+        [places.parcels[0].id, places.parcels[1].id].sort((a, b) => a - b),
+      );
       const detail = await api.get(`/api/iot/devices/${created.id}`);
       assert.deepEqual(detail.body, [created]);
     });
@@ -64,16 +87,27 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       await device('dup-1');
       const taken = await api.post('/api/iot/devices', { json: { code: 'dup-1' } });
       assert.equal(taken.status, 422);
-      assert.deepEqual(taken.body[0].meta.errors.map((e: { field: string }) => e.field), ['code']);
+      assert.deepEqual(
+        taken.body[0].meta.errors.map((e: { field: string }) => e.field),
+        ['code'],
+      );
       const otherPlaces = await makePlaces(otherApi);
       const bad = await api.post('/api/iot/devices', {
         json: { code: 'x-1', zone_id: otherPlaces.zoneA.id, parcel_ids: [otherPlaces.parcels[0].id] },
       });
       assert.equal(bad.status, 422);
-      assert.deepEqual(bad.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), ['parcel_ids', 'zone_id']);
-      const badCode = await api.post('/api/iot/devices', { json: { code: 'has space', heartbeat_timeout_seconds: 1 } });
+      assert.deepEqual(bad.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), [
+        'parcel_ids',
+        'zone_id',
+      ]);
+      const badCode = await api.post('/api/iot/devices', {
+        json: { code: 'has space', heartbeat_timeout_seconds: 1 },
+      });
       assert.equal(badCode.status, 422);
-      assert.deepEqual(badCode.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), ['code', 'heartbeat_timeout_seconds']);
+      assert.deepEqual(badCode.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), [
+        'code',
+        'heartbeat_timeout_seconds',
+      ]);
     });
 
     it('changes only what is sent, deletes softly, and frees the code', async () => {
@@ -98,7 +132,9 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       assert.equal((await otherApi.delete(`/api/iot/devices/${d.id}`)).status, 404);
       const list = await otherApi.get('/api/iot/devices?pageLimit=1000');
       assert.ok(!list.body.some((x: { code: string }) => x.code === 'private-1'));
-      const send = await otherApi.post('/api/iot/readings', { json: { readings: [{ device_code: 'private-1', metric: 't', value: 1 }] } });
+      const send = await otherApi.post('/api/iot/readings', {
+        json: { readings: [{ device_code: 'private-1', metric: 't', value: 1 }] },
+      });
       assert.equal(send.status, 422);
     });
   });
@@ -107,16 +143,29 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
     it('aims a rule at exactly one of a device and a zone', async () => {
       const d = await device('rule-target-1');
       const both = await api.post('/api/iot/rules', {
-        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id, zone_id: places.zoneA.id },
+        json: {
+          metric: 'temperature',
+          operator: 'gt',
+          threshold: 30,
+          device_id: d.id,
+          zone_id: places.zoneA.id,
+        },
       });
       assert.equal(both.status, 422);
-      const neither = await api.post('/api/iot/rules', { json: { metric: 'temperature', operator: 'gt', threshold: 30 } });
+      const neither = await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30 },
+      });
       assert.equal(neither.status, 422);
       const bad = await api.post('/api/iot/rules', {
         json: { metric: 'Temp C', operator: 'above', threshold: 'hot', severity: 'fatal', device_id: d.id },
       });
       assert.equal(bad.status, 422);
-      assert.deepEqual(bad.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), ['metric', 'operator', 'severity', 'threshold']);
+      assert.deepEqual(bad.body[0].meta.errors.map((e: { field: string }) => e.field).sort(), [
+        'metric',
+        'operator',
+        'severity',
+        'threshold',
+      ]);
       const ok = await api.post('/api/iot/rules', {
         json: { metric: 'temperature', operator: 'gt', threshold: '30.5', device_id: d.id },
       });
@@ -132,14 +181,28 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       const d = await device('edge-1');
       const rule = (
         await api.post('/api/iot/rules', {
-          json: { metric: 'temperature', operator: 'gt', threshold: 30, severity: 'critical', device_id: d.id, message: '{device_code} at {value}' },
+          json: {
+            metric: 'temperature',
+            operator: 'gt',
+            threshold: 30,
+            severity: 'critical',
+            device_id: d.id,
+            message: '{device_code} at {value}',
+          },
         })
       ).body[0];
       const values = [25, 31, 35, 29, 33, 34, 20];
       const raised: number[] = [];
       for (const [i, value] of values.entries()) {
         t.clock.advance(1000);
-        const res = await send([{ device_code: 'edge-1', metric: 'temperature', value, recorded_at: new Date(t.clock.now()).toISOString() }]);
+        const res = await send([
+          {
+            device_code: 'edge-1',
+            metric: 'temperature',
+            value,
+            recorded_at: new Date(t.clock.now()).toISOString(),
+          },
+        ]);
         assert.equal(res.status, 200, res.text);
         if (res.body.data.results[0].alert_ids.length > 0) raised.push(i);
       }
@@ -153,38 +216,55 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       assert.equal(alerts[0].severity, 'critical');
       // Readings are stored, newest first.
       const stored = (await api.get(`/api/iot/devices/${d.id}/readings?metric=temperature`)).body;
-      assert.deepEqual(stored.map((r: { value: number }) => r.value), [...values].reverse());
+      assert.deepEqual(
+        stored.map((r: { value: number }) => r.value),
+        [...values].reverse(),
+      );
     });
 
     it('applies a zone rule to every device of the zone, and only those', async () => {
       await device('zone-a-1');
       await device('zone-a-2');
       await device('zone-b-1', { zone_id: places.zoneB.id });
-      await api.post('/api/iot/rules', { json: { metric: 'soil_moisture', operator: 'lt', threshold: 20, zone_id: places.zoneA.id } });
+      await api.post('/api/iot/rules', {
+        json: { metric: 'soil_moisture', operator: 'lt', threshold: 20, zone_id: places.zoneA.id },
+      });
       const res = await send([
         { device_code: 'zone-a-1', metric: 'soil_moisture', value: 10 },
         { device_code: 'zone-a-2', metric: 'soil_moisture', value: 12 },
         { device_code: 'zone-b-1', metric: 'soil_moisture', value: 5 },
         { device_code: 'zone-a-1', metric: 'humidity', value: 1 },
       ]);
-      assert.deepEqual(res.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length), [1, 1, 0, 0]);
+      assert.deepEqual(
+        res.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length),
+        [1, 1, 0, 0],
+      );
     });
 
     it('orders a batch by recorded_at and ignores out-of-order readings for the alert state', async () => {
       const d = await device('order-1');
-      await api.post('/api/iot/rules', { json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id } });
+      await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+      });
       const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
       // In one batch, sent out of order: by time it goes 20 (s=1), 40 (s=2) → one alert.
       const first = await send([
         { device_code: 'order-1', metric: 'temperature', value: 40, recorded_at: at(2) },
         { device_code: 'order-1', metric: 'temperature', value: 20, recorded_at: at(1) },
       ]);
-      assert.deepEqual(first.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length), [1, 0]);
+      assert.deepEqual(
+        first.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length),
+        [1, 0],
+      );
       // An older normal reading is stored but does not re-arm the rule...
-      const late = await send([{ device_code: 'order-1', metric: 'temperature', value: 10, recorded_at: at(0) }]);
+      const late = await send([
+        { device_code: 'order-1', metric: 'temperature', value: 10, recorded_at: at(0) },
+      ]);
       assert.equal(late.body.data.results[0].status, 'accepted');
       // ...so the next breach raises nothing.
-      const again = await send([{ device_code: 'order-1', metric: 'temperature', value: 45, recorded_at: at(3) }]);
+      const again = await send([
+        { device_code: 'order-1', metric: 'temperature', value: 45, recorded_at: at(3) },
+      ]);
       assert.deepEqual(again.body.data.results[0].alert_ids, []);
       assert.equal((await api.get(`/api/iot/devices/${d.id}/readings`)).body.length, 4);
     });
@@ -204,15 +284,31 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       assert.equal(res.body.data.accepted, 2);
       assert.equal(res.body.data.rejected, 5);
       const byIndex = res.body.data.results;
-      assert.deepEqual(byIndex.map((r: { status: string }) => r.status), [
-        'accepted', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'accepted',
-      ]);
-      assert.deepEqual(byIndex[1].errors.map((e: { field: string }) => e.field), ['readings.1.device_code']);
+      assert.deepEqual(
+        byIndex.map((r: { status: string }) => r.status),
+        ['accepted', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'accepted'],
+      );
+      assert.deepEqual(
+        byIndex[1].errors.map((e: { field: string }) => e.field),
+        ['readings.1.device_code'],
+      );
       assert.match(byIndex[1].errors[0].message, /does not exist/);
-      assert.deepEqual(byIndex[2].errors.map((e: { field: string }) => e.field), ['readings.2.metric']);
-      assert.deepEqual(byIndex[3].errors.map((e: { field: string }) => e.field), ['readings.3.value']);
-      assert.deepEqual(byIndex[4].errors.map((e: { field: string }) => e.field), ['readings.4.recorded_at']);
-      assert.deepEqual(byIndex[5].errors.map((e: { field: string }) => e.field), ['readings.5']);
+      assert.deepEqual(
+        byIndex[2].errors.map((e: { field: string }) => e.field),
+        ['readings.2.metric'],
+      );
+      assert.deepEqual(
+        byIndex[3].errors.map((e: { field: string }) => e.field),
+        ['readings.3.value'],
+      );
+      assert.deepEqual(
+        byIndex[4].errors.map((e: { field: string }) => e.field),
+        ['readings.4.recorded_at'],
+      );
+      assert.deepEqual(
+        byIndex[5].errors.map((e: { field: string }) => e.field),
+        ['readings.5'],
+      );
       const stored = (await api.get(`/api/iot/devices/${d.id}/readings`)).body;
       assert.deepEqual(stored.map((r: { value: number }) => r.value).sort(), [21.5, 55]);
       // Each accepted reading is a heartbeat.
@@ -224,8 +320,13 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
     it('answers 422 when no reading is accepted, and refuses batches over 1000', async () => {
       const none = await send([{ device_code: 'ghost', metric: 'temperature', value: 1 }]);
       assert.equal(none.status, 422);
-      assert.deepEqual(none.body[0].meta.errors.map((e: { field: string }) => e.field), ['readings.0.device_code']);
-      const big = await send(Array.from({ length: 1001 }, () => ({ device_code: 'ghost', metric: 't', value: 1 })));
+      assert.deepEqual(
+        none.body[0].meta.errors.map((e: { field: string }) => e.field),
+        ['readings.0.device_code'],
+      );
+      const big = await send(
+        Array.from({ length: 1001 }, () => ({ device_code: 'ghost', metric: 't', value: 1 })),
+      );
       assert.equal(big.status, 422);
       assert.equal((await api.post('/api/iot/readings', { json: { readings: [] } })).status, 422);
       assert.equal((await api.post('/api/iot/readings', { json: { readings: 'many' } })).status, 422);
@@ -233,7 +334,11 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
 
     it('takes 1000 readings in one call', async () => {
       await device('bulk-1');
-      const readings = Array.from({ length: 1000 }, (_, i) => ({ device_code: 'bulk-1', metric: 'temperature', value: i % 50 }));
+      const readings = Array.from({ length: 1000 }, (_, i) => ({
+        device_code: 'bulk-1',
+        metric: 'temperature',
+        value: i % 50,
+      }));
       const res = await send(readings);
       assert.equal(res.status, 200);
       assert.equal(res.body.data.accepted, 1000);

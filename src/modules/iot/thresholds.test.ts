@@ -64,7 +64,10 @@ describe('threshold rules', () => {
       severity: 'critical' as const,
     };
     assert.equal(
-      renderAlertMessage('{severity}: {device_name} {metric} {value} {operator} {threshold} {unknown}', values),
+      renderAlertMessage(
+        '{severity}: {device_name} {metric} {value} {operator} {threshold} {unknown}',
+        values,
+      ),
       'critical: Greenhouse sensor temperature 41.5 > 40 {unknown}',
     );
     assert.equal(renderAlertMessage(null, values), 'temperature on greenhouse-1 is 41.5 (> 40)');

@@ -53,7 +53,8 @@ export function stepRuleState(
   reading: { value: number; recordedAt: number },
   rule: { operator: Operator; threshold: number },
 ): StepResult {
-  if (state.lastRecordedAt !== null && reading.recordedAt < state.lastRecordedAt) return { state, raise: false };
+  if (state.lastRecordedAt !== null && reading.recordedAt < state.lastRecordedAt)
+    return { state, raise: false };
   const breached = isBreach(reading.value, rule.operator, rule.threshold);
   return { state: { breached, lastRecordedAt: reading.recordedAt }, raise: breached && !state.breached };
 }

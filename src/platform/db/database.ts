@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
-import type { Database, DialectName, Db } from './types.js';
+import type { Database, Db, DialectName } from './types.js';
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;

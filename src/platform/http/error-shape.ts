@@ -21,8 +21,14 @@ export function errorBody(
 }
 
 /** Field errors as the API answers them: `{field, message}` with the message translated. */
-export function formatFieldErrors(fieldErrors: FieldError[], language: Language): { field: string; message: string }[] {
-  return fieldErrors.map((e) => ({ field: e.field, message: `${e.field} ${translate(e.message, language, e.params)}` }));
+export function formatFieldErrors(
+  fieldErrors: FieldError[],
+  language: Language,
+): { field: string; message: string }[] {
+  return fieldErrors.map((e) => ({
+    field: e.field,
+    message: `${e.field} ${translate(e.message, language, e.params)}`,
+  }));
 }
 
 export function sendError(

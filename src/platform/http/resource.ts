@@ -269,7 +269,12 @@ function wantsRepresentation(request: FastifyRequest): boolean {
   return /(^|[,;\s])return\s*=\s*"?representation"?\s*($|[,;])/i.test(value);
 }
 
-export function setPagingHeaders(request: FastifyRequest, reply: FastifyReply, query: PageQuery, total: number) {
+export function setPagingHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  query: PageQuery,
+  total: number,
+) {
   const { page, pageLimit } = query;
   const last = Math.max(0, Math.ceil(total / pageLimit) - 1);
   const base = request.url.split('?')[0] ?? '';

@@ -32,7 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .unique()
     .where(sql.ref('deleted_at'), 'is', null)
     .execute();
-  await db.schema.createIndex('iot_devices_tenant_zone_idx').on('iot_devices').columns(['tenant_id', 'zone_id']).execute();
+  await db.schema
+    .createIndex('iot_devices_tenant_zone_idx')
+    .on('iot_devices')
+    .columns(['tenant_id', 'zone_id'])
+    .execute();
   // The offline sweeper looks across tenants for online devices with an old heartbeat.
   await db.schema
     .createIndex('iot_devices_online_heartbeat_idx')
@@ -44,30 +48,52 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('device_id', 'integer', (c) => c.notNull())
     .addColumn('parcel_id', 'integer', (c) => c.notNull())
     .addPrimaryKeyConstraint('iot_device_parcels_pkey', ['tenant_id', 'device_id', 'parcel_id'])
-    .addForeignKeyConstraint('iot_device_parcels_device_fk', ['tenant_id', 'device_id'], 'iot_devices', ['tenant_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
+    .addForeignKeyConstraint(
+      'iot_device_parcels_device_fk',
+      ['tenant_id', 'device_id'],
+      'iot_devices',
+      ['tenant_id', 'id'],
+      (fk) => fk.onDelete('cascade'),
     )
-    .addForeignKeyConstraint('iot_device_parcels_parcel_fk', ['tenant_id', 'parcel_id'], 'parcels', ['tenant_id', 'id'])
+    .addForeignKeyConstraint('iot_device_parcels_parcel_fk', ['tenant_id', 'parcel_id'], 'parcels', [
+      'tenant_id',
+      'id',
+    ])
     .execute();
 
   await tenantColumn(withId(db, db.schema.createTable('iot_rules')))
     .addColumn('device_id', 'integer')
     .addColumn('zone_id', 'integer')
     .addColumn('metric', 'varchar(64)', (c) => c.notNull())
-    .addColumn('operator', 'varchar(8)', (c) => c.notNull().check(sql`operator in ('gt', 'gte', 'lt', 'lte')`))
+    .addColumn('operator', 'varchar(8)', (c) =>
+      c.notNull().check(sql`operator in ('gt', 'gte', 'lt', 'lte')`),
+    )
     .addColumn('threshold', double, (c) => c.notNull())
-    .addColumn('severity', 'varchar(16)', (c) => c.notNull().check(sql`severity in ('info', 'warning', 'critical')`))
+    .addColumn('severity', 'varchar(16)', (c) =>
+      c.notNull().check(sql`severity in ('info', 'warning', 'critical')`),
+    )
     .addColumn('message', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addColumn('deleted_at', 'bigint')
     .addUniqueConstraint('iot_rules_tenant_id_id_key', ['tenant_id', 'id'])
     .addCheckConstraint('iot_rules_one_target', sql`(device_id is null) <> (zone_id is null)`)
-    .addForeignKeyConstraint('iot_rules_device_fk', ['tenant_id', 'device_id'], 'iot_devices', ['tenant_id', 'id'])
+    .addForeignKeyConstraint('iot_rules_device_fk', ['tenant_id', 'device_id'], 'iot_devices', [
+      'tenant_id',
+      'id',
+    ])
     .addForeignKeyConstraint('iot_rules_zone_fk', ['tenant_id', 'zone_id'], 'zones', ['tenant_id', 'id'])
     .execute();
-  await db.schema.createIndex('iot_rules_tenant_device_idx').on('iot_rules').columns(['tenant_id', 'device_id']).execute();
-  await db.schema.createIndex('iot_rules_tenant_zone_idx').on('iot_rules').columns(['tenant_id', 'zone_id']).execute();
+  await db.schema
+    .createIndex('iot_rules_tenant_device_idx')
+    .on('iot_rules')
+    .columns(['tenant_id', 'device_id'])
+    .execute();
+  await db.schema
+    .createIndex('iot_rules_tenant_zone_idx')
+    .on('iot_rules')
+    .columns(['tenant_id', 'zone_id'])
+    .execute();
 
   await tenantColumn(db.schema.createTable('iot_rule_states'))
     .addColumn('rule_id', 'integer', (c) => c.notNull())
@@ -76,11 +102,19 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_recorded_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addPrimaryKeyConstraint('iot_rule_states_pkey', ['tenant_id', 'rule_id', 'device_id'])
-    .addForeignKeyConstraint('iot_rule_states_rule_fk', ['tenant_id', 'rule_id'], 'iot_rules', ['tenant_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
+    .addForeignKeyConstraint(
+      'iot_rule_states_rule_fk',
+      ['tenant_id', 'rule_id'],
+      'iot_rules',
+      ['tenant_id', 'id'],
+      (fk) => fk.onDelete('cascade'),
     )
-    .addForeignKeyConstraint('iot_rule_states_device_fk', ['tenant_id', 'device_id'], 'iot_devices', ['tenant_id', 'id'], (fk) =>
-      fk.onDelete('cascade'),
+    .addForeignKeyConstraint(
+      'iot_rule_states_device_fk',
+      ['tenant_id', 'device_id'],
+      'iot_devices',
+      ['tenant_id', 'id'],
+      (fk) => fk.onDelete('cascade'),
     )
     .execute();
 
@@ -97,7 +131,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('value', double, (c) => c.notNull())
     .addColumn('recorded_at', 'bigint', (c) => c.notNull())
     .addColumn('received_at', 'bigint', (c) => c.notNull())
-    .addForeignKeyConstraint('iot_readings_device_fk', ['tenant_id', 'device_id'], 'iot_devices', ['tenant_id', 'id'])
+    .addForeignKeyConstraint('iot_readings_device_fk', ['tenant_id', 'device_id'], 'iot_devices', [
+      'tenant_id',
+      'id',
+    ])
     .execute();
   await db.schema
     .createIndex('iot_readings_device_time_idx')
@@ -118,9 +155,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('iot_alerts_tenant_id_id_key', ['tenant_id', 'id'])
     .addForeignKeyConstraint('iot_alerts_rule_fk', ['tenant_id', 'rule_id'], 'iot_rules', ['tenant_id', 'id'])
-    .addForeignKeyConstraint('iot_alerts_device_fk', ['tenant_id', 'device_id'], 'iot_devices', ['tenant_id', 'id'])
+    .addForeignKeyConstraint('iot_alerts_device_fk', ['tenant_id', 'device_id'], 'iot_devices', [
+      'tenant_id',
+      'id',
+    ])
     .execute();
-  await db.schema.createIndex('iot_alerts_tenant_device_idx').on('iot_alerts').columns(['tenant_id', 'device_id']).execute();
+  await db.schema
+    .createIndex('iot_alerts_tenant_device_idx')
+    .on('iot_alerts')
+    .columns(['tenant_id', 'device_id'])
+    .execute();
 
   await tenantColumn(withId(db, db.schema.createTable('harvest_batches')))
     .addColumn('parcel_id', 'integer', (c) => c.notNull())
@@ -135,10 +179,22 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('harvest_batches_tenant_id_id_key', ['tenant_id', 'id'])
-    .addForeignKeyConstraint('harvest_batches_parcel_fk', ['tenant_id', 'parcel_id'], 'parcels', ['tenant_id', 'id'])
-    .addForeignKeyConstraint('harvest_batches_crop_type_fk', ['tenant_id', 'crop_type_id'], 'crop_types', ['tenant_id', 'id'])
-    .addForeignKeyConstraint('harvest_batches_declared_by_fk', ['tenant_id', 'declared_by'], 'users', ['tenant_id', 'id'])
-    .addForeignKeyConstraint('harvest_batches_confirmed_by_fk', ['tenant_id', 'confirmed_by'], 'users', ['tenant_id', 'id'])
+    .addForeignKeyConstraint('harvest_batches_parcel_fk', ['tenant_id', 'parcel_id'], 'parcels', [
+      'tenant_id',
+      'id',
+    ])
+    .addForeignKeyConstraint('harvest_batches_crop_type_fk', ['tenant_id', 'crop_type_id'], 'crop_types', [
+      'tenant_id',
+      'id',
+    ])
+    .addForeignKeyConstraint('harvest_batches_declared_by_fk', ['tenant_id', 'declared_by'], 'users', [
+      'tenant_id',
+      'id',
+    ])
+    .addForeignKeyConstraint('harvest_batches_confirmed_by_fk', ['tenant_id', 'confirmed_by'], 'users', [
+      'tenant_id',
+      'id',
+    ])
     .execute();
   await db.schema
     .createIndex('harvest_batches_tenant_harvested_idx')
