@@ -41,6 +41,8 @@ const en = {
   'field.invalid': 'is invalid',
   'field.not_found': 'does not exist',
   'field.taken': 'is already taken',
+  // Resources
+  'users.self_change': 'You cannot delete your own account or remove your own owner role',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -82,6 +84,8 @@ const vi: Record<MessageKey, string> = {
   'field.invalid': 'không hợp lệ',
   'field.not_found': 'không tồn tại',
   'field.taken': 'đã được sử dụng',
+  // Resources
+  'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };
