@@ -5,10 +5,17 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { resolveToken } from './modules/auth/auth.service.js';
+import { categoryRoutes } from './modules/categories/category.routes.js';
+import { cropTypeRoutes } from './modules/crop-types/crop-type.routes.js';
 import { cropRoutes } from './modules/crops/crop.routes.js';
+import { diaryCategoryRoutes, diarySubcategoryRoutes, taskRoutes } from './modules/diary/diary.routes.js';
 import { harvestRoutes } from './modules/harvest/harvest.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { deviceRoutes, iotRoutes, ruleRoutes } from './modules/iot/iot.routes.js';
+import { blockRoutes, farmRoutes, parcelRoutes, zoneRoutes } from './modules/places/places.routes.js';
+import { seasonRoutes } from './modules/seasons/season.routes.js';
+import { templateRoutes } from './modules/templates/template.routes.js';
+import { userRoutes } from './modules/users/user.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
@@ -70,6 +77,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const resources = { db, clock: deps.clock };
   await app.register(cropRoutes, { deps: resources });
+  await app.register(cropTypeRoutes, { deps: resources });
+  await app.register(categoryRoutes, { deps: resources });
+  await app.register(taskRoutes, { deps: resources });
+  await app.register(diaryCategoryRoutes, { deps: resources });
+  await app.register(diarySubcategoryRoutes, { deps: resources });
+  await app.register(seasonRoutes, { deps: resources });
+  await app.register(templateRoutes, { deps: resources });
+  await app.register(farmRoutes, { deps: resources });
+  await app.register(blockRoutes, { deps: resources });
+  await app.register(zoneRoutes, { deps: resources });
+  await app.register(parcelRoutes, { deps: resources });
+  await app.register(userRoutes, { deps: resources });
 
   await app.register(deviceRoutes, { deps: resources });
   await app.register(ruleRoutes, { deps: resources });

@@ -54,6 +54,8 @@ const en = {
   'webhook.url.unresolvable': 'names a host that does not resolve ({host})',
   'webhook.url.private_address': 'points to a non-public address: {address} is {reason}',
   'webhook.delivery_in_progress': 'This delivery is still queued; it can be redelivered once it has finished',
+  // Resources
+  'users.self_change': 'You cannot delete your own account or remove your own owner role',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -108,6 +110,8 @@ const vi: Record<MessageKey, string> = {
   'webhook.url.unresolvable': 'có tên máy chủ không phân giải được ({host})',
   'webhook.url.private_address': 'trỏ tới địa chỉ không công khai: {address} là {reason}',
   'webhook.delivery_in_progress': 'Lần gửi này vẫn đang chờ; chỉ gửi lại được sau khi đã kết thúc',
+  // Resources
+  'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };

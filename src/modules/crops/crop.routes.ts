@@ -1,6 +1,6 @@
 import { resourceRoutes } from '../../platform/http/resource.js';
 import { Crop, CropCreate, CropListItem, CropQuery, CropUpdate } from './crop.schemas.js';
-import { createCrop, getCrop, listCrops, removeCrop, updateCropById } from './crop.service.js';
+import { cropService } from './crop.service.js';
 
 export const cropRoutes = resourceRoutes({
   tag: 'crops',
@@ -8,5 +8,5 @@ export const cropRoutes = resourceRoutes({
   path: '/api/crop/crop',
   aliases: { category_id_: 'category_id' },
   schemas: { item: Crop, listItem: CropListItem, create: CropCreate, update: CropUpdate, query: CropQuery },
-  service: { list: listCrops, get: getCrop, create: createCrop, update: updateCropById, remove: removeCrop },
+  service: cropService,
 });

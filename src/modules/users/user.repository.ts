@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { isUniqueViolation } from '../../platform/db/database.js';
-import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
+import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { UsersTable } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
 import type { AuthUser } from '../../platform/http/auth.js';
@@ -48,4 +48,39 @@ export function toAuthUser(row: Pick<UserRow, keyof AuthUser>): AuthUser {
     picture: row.picture,
     role: row.role,
   };
+}
+
+export type UserChanges = Partial<Omit<UserInsert, never>>;
+
+/** Changes a live user; false when there is none. A taken username is a 422 naming the field. */
+export async function updateUserRow(
+  scope: Scope,
+  id: number,
+  changes: UserChanges,
+  now: number,
+): Promise<boolean> {
+  try {
+    const result = await updateScoped(scope, 'users')
+      .set({ ...changes, updated_at: now })
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new AppError('http.validation_failed', 422, {}, [{ field: 'username', message: 'field.taken' }]);
+    }
+    throw err;
+  }
+}
+
+/** Soft delete; the username is freed for a new account. */
+export async function softDeleteUser(scope: Scope, id: number, now: number): Promise<boolean> {
+  const result = await updateScoped(scope, 'users')
+    // '#' never passes the username pattern, so the marked name can neither log in nor collide.
+    .set({ deleted_at: now, updated_at: now, username: `#deleted-${id}` })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

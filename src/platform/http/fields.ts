@@ -2,7 +2,7 @@
 // wire formats of its answers. Schemas validate and document; parsers turn a validated value into
 // the stored one. Form-encoded bodies arrive as strings: Ajv's coercion turns "12" into 12.
 import { type TSchema, type TUnsafe, Type } from 'typebox';
-import type { FieldError } from '../errors.js';
+import { type FieldError, validationFailed } from '../errors.js';
 
 export const MAX_ID = 2_147_483_647;
 export const MAX_INT = 2_147_483_647;
@@ -231,3 +231,18 @@ export function refOrNull(value: number | null | undefined): number | null | und
 /** A record's name: required on create, never empty. */
 export const Name = (description?: string) =>
   Type.String({ minLength: 1, maxLength: 255, ...(description ? { description } : {}) });
+
+/** from_date/to_date of a list as epoch-ms bounds; an impossible date is a 422 naming the field. */
+export function dateRange(query: { from_date?: string; to_date?: string }): { from?: number; to?: number } {
+  const errors: FieldError[] = [];
+  const bound = (field: 'from_date' | 'to_date', edge: 'from' | 'to') => {
+    const value = query[field];
+    if (value === undefined || value === '') return undefined;
+    const ms = filterBound(value, edge);
+    if (ms === undefined) errors.push({ field, message: 'field.format', params: { format: 'date' } });
+    return ms;
+  };
+  const range = { from: bound('from_date', 'from'), to: bound('to_date', 'to') };
+  if (errors.length > 0) throw validationFailed(errors);
+  return range;
+}

@@ -89,9 +89,9 @@ export interface ResourceDefinition<
   };
   service: {
     list(ctx: RequestContext, query: PageQuery & Static<Query>): Promise<{ items: unknown[]; total: number }>;
-    get(ctx: RequestContext, id: number): Promise<Static<Item>>;
-    create(ctx: RequestContext, input: Static<Create>): Promise<Static<Item> & { id: number }>;
-    update?(ctx: RequestContext, id: number, input: Static<Update>): Promise<Static<Item>>;
+    get(ctx: RequestContext, id: number): Promise<unknown>;
+    create(ctx: RequestContext, input: Static<Create>): Promise<{ id: number }>;
+    update?(ctx: RequestContext, id: number, input: Static<Update>): Promise<unknown>;
     remove(ctx: RequestContext, id: number): Promise<void>;
   };
 }

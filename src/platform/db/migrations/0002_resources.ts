@@ -215,14 +215,21 @@ export async function up(db: Kysely<any>): Promise<void> {
       .addColumn('area', 'bigint', (c) => c.defaultTo(0))
       .addColumn('count_temp', 'integer', (c) => c.defaultTo(0))
       .addColumn('temp_from', 'integer', (c) => c.defaultTo(0))
-      .addColumn('temp_to', 'integer', (c) => c.defaultTo(0))
-      .addUniqueConstraint('seasons_tenant_code_key', ['tenant_id', 'code']);
+      .addColumn('temp_to', 'integer', (c) => c.defaultTo(0));
     table = ref(table, 'seasons_template_fk', 'season_template_id', 'season_templates');
     table = ref(table, 'seasons_crop_fk', 'crop_id', 'crops');
     table = ref(table, 'seasons_block_fk', 'block_id', 'blocks');
     return ref(table, 'seasons_farm_fk', 'farm_id', 'farms');
   });
   await createListIndex(db, 'seasons');
+  // Season codes are unique per tenant among live seasons (a deleted season frees its code).
+  await db.schema
+    .createIndex('seasons_tenant_code_live_key')
+    .on('seasons')
+    .columns(['tenant_id', 'code'])
+    .unique()
+    .where(sql.ref('deleted_at'), 'is', null)
+    .execute();
   await createListIndex(db, 'seasons', ['tenant_id', 'start_date']);
 
   await createTenantTable(db, 'diary_tasks', (t) => {

@@ -1,0 +1,12 @@
+import { resourceRoutes } from '../../platform/http/resource.js';
+import { Category, CategoryCreate, CategoryUpdate } from './category.schemas.js';
+import { categoryService } from './category.service.js';
+
+export const categoryRoutes = resourceRoutes({
+  tag: 'product categories',
+  noun: 'product category',
+  path: '/api/productcategory/productcategory',
+  aliases: { 'parent-id': 'parent_id' },
+  schemas: { item: Category, create: CategoryCreate, update: CategoryUpdate },
+  service: categoryService,
+});

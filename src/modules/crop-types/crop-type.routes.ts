@@ -1,0 +1,12 @@
+import { resourceRoutes } from '../../platform/http/resource.js';
+import { CropType, CropTypeCreate, CropTypeUpdate } from './crop-type.schemas.js';
+import { cropTypeService } from './crop-type.service.js';
+
+export const cropTypeRoutes = resourceRoutes({
+  tag: 'crop types',
+  noun: 'crop type',
+  path: '/api/croptype/croptype',
+  aliases: { 'parent-id': 'parent_id' },
+  schemas: { item: CropType, create: CropTypeCreate, update: CropTypeUpdate },
+  service: cropTypeService,
+});

@@ -1,0 +1,208 @@
+import type { Static } from 'typebox';
+import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
+import type { FieldError } from '../../platform/errors.js';
+import {
+  dateRange,
+  definedOnly,
+  formatTimestamp,
+  imagesToJson,
+  optional,
+  parseJsonArray,
+  parseTimestamp,
+  refOrNull,
+  searchTerms,
+} from '../../platform/http/fields.js';
+import type { RequestContext } from '../../platform/http/resource.js';
+import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+import { findTaskSubcategories, replaceTaskSubcategories } from './diary.repository.js';
+import type {
+  DiaryCategoryInput,
+  DiarySubcategoryInput,
+  DiarySubcategoryQuery,
+  TaskCreate,
+  TaskQuery,
+  TaskUpdate,
+} from './diary.schemas.js';
+
+type Id = number | null | undefined;
+
+export const diaryCategoryService = recordService<
+  'diary_categories',
+  Static<typeof DiaryCategoryInput.create>,
+  Static<typeof DiaryCategoryInput.update>,
+  object
+>({
+  table: 'diary_categories',
+  present: (_ctx, rows) => rows.map((row) => ({ id: row.id, name: row.name })),
+  toColumns: (input) => definedOnly({ name: input.name }),
+});
+
+export const diarySubcategoryService = recordService<
+  'diary_subcategories',
+  Static<typeof DiarySubcategoryInput.create>,
+  Static<typeof DiarySubcategoryInput.update>,
+  Static<typeof DiarySubcategoryQuery>
+>({
+  table: 'diary_subcategories',
+  present: (_ctx, rows) =>
+    rows.map((row) => ({ id: row.id, name: row.name, category_task_id: row.category_task_id })),
+  toColumns: (input) => definedOnly({ name: input.name, category_task_id: input.category_task_id }),
+  references: (c) => [
+    {
+      field: 'category_task_id',
+      table: 'diary_categories',
+      id: c.category_task_id === null ? 0 : (c.category_task_id as Id),
+    },
+  ],
+  check: async (_ctx, c, errors, id) => {
+    if (id === undefined && c.category_task_id === undefined) {
+      errors.push({ field: 'category_task_id', message: 'field.required' });
+    }
+  },
+  filters: (_ctx, query) =>
+    query.category_task_id === undefined
+      ? []
+      : [(eb) => eb('diary_subcategories.category_task_id', '=', query.category_task_id)],
+});
+
+type TaskInput = Static<typeof TaskCreate> | Static<typeof TaskUpdate>;
+
+const presentUser = (row: Row<'users'>) => ({
+  id: row.id,
+  name: row.name,
+  firstname: row.firstname,
+  lastname: row.lastname,
+  picture: row.picture,
+});
+
+async function presentTasks(ctx: RequestContext, rows: Row<'diary_tasks'>[]) {
+  const [categories, seasons, users, subCates] = await Promise.all([
+    findByIds(
+      ctx.scope,
+      'diary_categories',
+      rows.map((r) => r.category_task_id),
+    ),
+    findByIds(
+      ctx.scope,
+      'seasons',
+      rows.map((r) => r.season_id),
+    ),
+    findByIds(
+      ctx.scope,
+      'users',
+      rows.flatMap((r) => [r.user_id, r.assigned_to]),
+    ),
+    findTaskSubcategories(
+      ctx.scope,
+      rows.map((r) => r.id),
+    ),
+  ]);
+  const named = (row: { id: number; name: string } | undefined) =>
+    row ? { id: row.id, name: row.name } : null;
+  const userOf = (id: number | null) => {
+    const row = id === null ? undefined : users.get(id);
+    return row ? presentUser(row) : null;
+  };
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    start: formatTimestamp(row.start_at === null ? row.created_at : Number(row.start_at)),
+    end: formatTimestamp(row.end_at === null ? null : Number(row.end_at)),
+    description: row.description,
+    images: parseJsonArray(row.images).map(String),
+    location: row.location,
+    category_task_id: row.category_task_id,
+    category: named(row.category_task_id === null ? undefined : categories.get(row.category_task_id)),
+    assigned_to: row.assigned_to,
+    assigned: userOf(row.assigned_to),
+    season_id: row.season_id,
+    season: named(row.season_id === null ? undefined : seasons.get(row.season_id)),
+    user_id: row.user_id,
+    user: userOf(row.user_id) ?? { id: row.user_id, name: '', firstname: '', lastname: '', picture: null },
+    sub_cates: subCates
+      .filter((s) => s.task_id === row.id)
+      .map((s) => ({
+        id: s.sub_cate_id,
+        name: s.name,
+        pivot: { production_daily_id: row.id, sub_cate_id: s.sub_cate_id },
+      })),
+    amount: row.amount === null ? null : Number(row.amount),
+  }));
+}
+
+const subCateIds = (input: TaskInput): number[] | undefined =>
+  input.sub_cates === undefined
+    ? undefined
+    : [...new Set(input.sub_cates.map((s) => (typeof s === 'number' ? s : s.id)))];
+
+function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
+  const timestamp = (field: 'start' | 'end') => {
+    const value = input[field];
+    if (value === undefined || value === null) return value;
+    if (value === '') return null;
+    const ms = parseTimestamp(value);
+    if (ms === undefined) errors.push({ field, message: 'field.format', params: { format: 'timestamp' } });
+    return ms;
+  };
+  const assigned = Array.isArray(input.assigned_to) ? (input.assigned_to[0] ?? null) : input.assigned_to;
+  const columns = definedOnly({
+    name: input.name,
+    description: input.description,
+    start_at: timestamp('start'),
+    end_at: timestamp('end'),
+    location: input.location,
+    images: optional(input.images, imagesToJson),
+    season_id: refOrNull(input.season_id),
+    category_task_id: refOrNull(input.category_task_id),
+    assigned_to: refOrNull(assigned),
+    amount: input.amount,
+  });
+  if (columns.start_at === null) errors.push({ field: 'start', message: 'field.required' });
+  const { start_at: start, end_at: end } = columns;
+  if (typeof start === 'number' && typeof end === 'number' && end < start) {
+    errors.push({ field: 'end', message: 'field.invalid' });
+  }
+  return columns;
+}
+
+function taskFilters(ctx: RequestContext, query: Static<typeof TaskQuery>): Filter[] {
+  const { terms, byKey } = searchTerms(query.strSearch);
+  const filters: Filter[] = [...terms, ...Object.values(byKey)].map((term) =>
+    containsText(ctx.scope, 'diary_tasks.name', term),
+  );
+  // Overlap: a task without an end lasts an instant (its start).
+  const { from, to } = dateRange(query);
+  if (to !== undefined) filters.push((eb) => eb('diary_tasks.start_at', '<=', to));
+  if (from !== undefined) {
+    filters.push((eb) =>
+      eb.or([
+        eb('diary_tasks.end_at', '>=', from),
+        eb.and([eb('diary_tasks.end_at', 'is', null), eb('diary_tasks.start_at', '>=', from)]),
+      ]),
+    );
+  }
+  return filters;
+}
+
+export const taskService = recordService<
+  'diary_tasks',
+  Static<typeof TaskCreate>,
+  Static<typeof TaskUpdate>,
+  Static<typeof TaskQuery>
+>({
+  table: 'diary_tasks',
+  present: presentTasks,
+  toColumns: (input, errors) => taskColumns(input, errors),
+  onCreate: (ctx, columns) => ({ start_at: ctx.clock.now(), ...columns, user_id: ctx.user.id }),
+  references: (c, input) => [
+    { field: 'season_id', table: 'seasons', id: c.season_id as Id },
+    { field: 'category_task_id', table: 'diary_categories', id: c.category_task_id as Id },
+    { field: 'assigned_to', table: 'users', id: c.assigned_to as Id },
+    { field: 'sub_cates', table: 'diary_subcategories', id: subCateIds(input) },
+  ],
+  afterWrite: async (ctx, id, input) => {
+    const ids = subCateIds(input);
+    if (ids !== undefined) await replaceTaskSubcategories(ctx.scope, id, ids);
+  },
+  filters: taskFilters,
+});

@@ -1,0 +1,119 @@
+import type { Static } from 'typebox';
+import type { Filter } from '../../platform/db/records.js';
+import type { FieldError } from '../../platform/errors.js';
+import { definedOnly, imagesToJson, optional, parseStatus, refOrNull } from '../../platform/http/fields.js';
+import { type Row, recordService } from '../../platform/record-service.js';
+import type { BlockInput, FarmInput, ParcelInput, PlaceQuery } from './places.schemas.js';
+
+type Id = number | null | undefined;
+
+const asText = (value: string | number | undefined) => (value === undefined ? undefined : String(value));
+
+/** The farm object of spec 2.7 (also nested in seasons). */
+export function presentFarm(row: Row<'farms'>) {
+  return {
+    id: row.id,
+    name: row.name,
+    surface: row.surface,
+    lat: row.lat,
+    lng: row.lng,
+    address: row.address,
+    published: row.published,
+    ownership: row.ownership,
+    description: row.description,
+    order: row.order,
+    avatar: row.avatar,
+    tenant_id: row.tenant_id,
+    created_by: row.created_by,
+  };
+}
+
+export const farmService = recordService<
+  'farms',
+  Static<typeof FarmInput.create>,
+  Static<typeof FarmInput.update>,
+  object
+>({
+  table: 'farms',
+  present: (_ctx, rows) => rows.map(presentFarm),
+  toColumns: (input) =>
+    definedOnly({
+      name: input.name,
+      surface: asText(input.surface),
+      lat: asText(input.lat),
+      lng: asText(input.lng),
+      address: input.address,
+      published: optional(input.published, parseStatus),
+      ownership: input.ownership,
+      description: input.description,
+      order: input.order,
+      avatar: optional(input.avatar, imagesToJson),
+    }),
+  onCreate: (ctx, columns) => ({ ...columns, created_by: ctx.user.id }),
+});
+
+/** A farm is required: on create it must be sent, and it can never be cleared. */
+function requireFarm(columns: Record<string, unknown>, errors: FieldError[], creating: boolean) {
+  if ((creating && columns.farm_id === undefined) || columns.farm_id === null) {
+    errors.push({ field: 'farm_id', message: 'field.required' });
+  }
+}
+
+function farmFilter(query: Static<typeof PlaceQuery>, table: string): Filter[] {
+  return query.farm_id === undefined ? [] : [(eb) => eb(`${table}.farm_id`, '=', query.farm_id)];
+}
+
+function placeService<T extends 'blocks' | 'zones'>(table: T) {
+  return recordService<
+    T,
+    Static<typeof BlockInput.create>,
+    Static<typeof BlockInput.update>,
+    Static<typeof PlaceQuery>
+  >({
+    table,
+    present: (_ctx, rows) =>
+      (rows as Row<'blocks'>[]).map((row) => ({ id: row.id, name: row.name, farm_id: row.farm_id })),
+    toColumns: (input) => definedOnly({ name: input.name, farm_id: refOrNull(input.farm_id) }),
+    references: (c) => [{ field: 'farm_id', table: 'farms', id: c.farm_id as Id }],
+    check: async (_ctx, c, errors, id) => requireFarm(c, errors, id === undefined),
+    filters: (_ctx, query) => farmFilter(query, table),
+  });
+}
+
+export const blockService = placeService('blocks');
+export const zoneService = placeService('zones');
+
+export const parcelService = recordService<
+  'parcels',
+  Static<typeof ParcelInput.create>,
+  Static<typeof ParcelInput.update>,
+  Static<typeof PlaceQuery>
+>({
+  table: 'parcels',
+  present: (_ctx, rows) =>
+    rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      code: row.code,
+      farm_id: row.farm_id,
+      block_id: row.block_id,
+      zone_id: row.zone_id,
+      area: row.area === null ? null : Number(row.area),
+    })),
+  toColumns: (input) =>
+    definedOnly({
+      name: input.name,
+      code: input.code,
+      farm_id: refOrNull(input.farm_id),
+      block_id: refOrNull(input.block_id),
+      zone_id: refOrNull(input.zone_id),
+      area: input.area,
+    }),
+  references: (c) => [
+    { field: 'farm_id', table: 'farms', id: c.farm_id as Id },
+    { field: 'block_id', table: 'blocks', id: c.block_id as Id },
+    { field: 'zone_id', table: 'zones', id: c.zone_id as Id },
+  ],
+  check: async (_ctx, c, errors, id) => requireFarm(c, errors, id === undefined),
+  filters: (_ctx, query) => farmFilter(query, 'parcels'),
+});

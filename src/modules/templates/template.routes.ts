@@ -1,0 +1,14 @@
+import { resourceRoutes } from '../../platform/http/resource.js';
+import { Template, TemplateCreate, TemplateQuery } from './template.schemas.js';
+import { templateService } from './template.service.js';
+
+// No update: PUT on a template answers 405 (spec 4.7).
+export const templateRoutes = resourceRoutes({
+  tag: 'season templates',
+  noun: 'season template',
+  path: '/api/template/season',
+  gluedDetailPath: true,
+  envelope: 'data',
+  schemas: { item: Template, create: TemplateCreate, query: TemplateQuery },
+  service: templateService,
+});

@@ -1,0 +1,128 @@
+// The service side of a resource, written once: list with filters, detail, create and update with
+// reference checks in one transaction, soft delete. A resource gives its table, how a request maps
+// to columns and how rows become answers (batch, so nested objects cost one query per kind).
+import type { Selectable } from 'kysely';
+import {
+  type Filter,
+  findLive,
+  insertRecord,
+  listLive,
+  type RecordTable,
+  softDeleteRecord,
+  updateRecord,
+} from './db/records.js';
+import { checkReferences, type Reference } from './db/references.js';
+import { inTransaction } from './db/scope.js';
+import type { Database } from './db/types.js';
+import { type FieldError, notFound, validationFailed } from './errors.js';
+import type { PageQuery, RequestContext } from './http/resource.js';
+
+export type Row<T extends RecordTable> = Selectable<Database[T]>;
+export type Columns = Record<string, unknown>;
+
+export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
+  table: T;
+  /** Rows → answers, in order. `form` tells the list form from the detail form. */
+  present(ctx: RequestContext, rows: Row<T>[], form: 'list' | 'detail'): Promise<unknown[]> | unknown[];
+  /** The columns a request sets (only the fields it carries); format problems go to errors. */
+  toColumns(input: Input, errors: FieldError[], ctx: RequestContext): Columns;
+  /** Column values set on create only (defaults that depend on the request, e.g. created_by). */
+  onCreate?(ctx: RequestContext, columns: Columns): Columns | Promise<Columns>;
+  /** References among the columns, checked in the caller's tenant. */
+  references?(columns: Columns, input: Input): Reference[];
+  /** Further checks that need the database (cycles, uniqueness); push to errors. */
+  check?(ctx: RequestContext, columns: Columns, errors: FieldError[], id: number | undefined): Promise<void>;
+  /** Writes that go with the row in the same transaction (join tables). */
+  afterWrite?(ctx: RequestContext, id: number, input: Input): Promise<void>;
+  /** Translates a write error (e.g. a unique violation) into a field error, or rethrows. */
+  onWriteError?(err: unknown): never;
+  filters?(ctx: RequestContext, query: Query): Filter[];
+}
+
+export function recordService<T extends RecordTable, Create, Update, Query>(
+  spec: RecordServiceSpec<T, Create | Update, Query>,
+) {
+  const get = async (ctx: RequestContext, id: number): Promise<unknown> => {
+    const row = await findLive(ctx.scope, spec.table, id);
+    if (!row) throw notFound();
+    const [item] = await spec.present(ctx, [row], 'detail');
+    return item;
+  };
+
+  const validate = async (ctx: RequestContext, input: Create | Update, id: number | undefined) => {
+    const errors: FieldError[] = [];
+    const columns = spec.toColumns(input, errors, ctx);
+    if (spec.references) errors.push(...(await checkReferences(ctx.scope, spec.references(columns, input))));
+    if (spec.check) await spec.check(ctx, columns, errors, id);
+    if (errors.length > 0) throw validationFailed(errors);
+    return columns;
+  };
+
+  const guarded = async <R>(fn: () => Promise<R>): Promise<R> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (spec.onWriteError) spec.onWriteError(err);
+      throw err;
+    }
+  };
+
+  return {
+    async list(ctx: RequestContext, query: PageQuery & Query) {
+      const { rows, total } = await listLive(ctx.scope, spec.table, query, spec.filters?.(ctx, query) ?? []);
+      return { items: await spec.present(ctx, rows, 'list'), total };
+    },
+
+    get,
+
+    create(ctx: RequestContext, input: Create): Promise<{ id: number }> {
+      return guarded(() =>
+        inTransaction(ctx.scope, async (scope) => {
+          const tx = { ...ctx, scope };
+          let columns = await validate(tx, input, undefined);
+          if (spec.onCreate) columns = await spec.onCreate(tx, columns);
+          const id = await insertRecord(scope, spec.table, columns, ctx.clock.now());
+          if (spec.afterWrite) await spec.afterWrite(tx, id, input);
+          return (await get(tx, id)) as { id: number };
+        }),
+      );
+    },
+
+    update(ctx: RequestContext, id: number, input: Update): Promise<unknown> {
+      return guarded(() =>
+        inTransaction(ctx.scope, async (scope) => {
+          const tx = { ...ctx, scope };
+          if (!(await findLive(scope, spec.table, id))) throw notFound();
+          const columns = await validate(tx, input, id);
+          await updateRecord(scope, spec.table, id, columns, ctx.clock.now());
+          if (spec.afterWrite) await spec.afterWrite(tx, id, input);
+          return get(tx, id);
+        }),
+      );
+    },
+
+    async remove(ctx: RequestContext, id: number): Promise<void> {
+      if (!(await softDeleteRecord(ctx.scope, spec.table, id, ctx.clock.now()))) throw notFound();
+    },
+  };
+}
+
+/** A parent reference must not make a record its own ancestor (crop types, product categories). */
+export async function checkParentCycle(
+  ctx: RequestContext,
+  table: 'crop_types' | 'product_categories',
+  id: number | undefined,
+  parentId: unknown,
+  errors: FieldError[],
+): Promise<void> {
+  if (id === undefined || typeof parentId !== 'number') return;
+  let current: number | null = parentId;
+  for (let depth = 0; current !== null && depth < 100; depth++) {
+    if (current === id) {
+      errors.push({ field: 'parent_id', message: 'field.invalid' });
+      return;
+    }
+    const row: { parent_id: number | null } | undefined = await findLive(ctx.scope, table, current);
+    current = row?.parent_id ?? null;
+  }
+}
