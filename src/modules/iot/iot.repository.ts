@@ -181,8 +181,13 @@ export async function findOverdueDevices(db: Db, now: number, limit: number): Pr
     .where('is_online', '=', 1)
     .where('deleted_at', 'is', null)
     .where('last_heartbeat_at', 'is not', null)
+    // The cast keeps PostgreSQL from typing the parameter after the integer column beside it.
     .where((eb) =>
-      eb('last_heartbeat_at', '<', eb(eb.val(now), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000)))),
+      eb(
+        'last_heartbeat_at',
+        '<',
+        eb(eb.cast(eb.val(now), 'bigint'), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000))),
+      ),
     )
     .orderBy('last_heartbeat_at')
     .limit(limit)
