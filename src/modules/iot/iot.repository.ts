@@ -186,7 +186,7 @@ export async function findOverdueDevices(db: Db, now: number, limit: number): Pr
       eb(
         'last_heartbeat_at',
         '<',
-        eb(eb.cast(eb.val(now), 'bigint'), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000))),
+        eb(eb.cast<number>(eb.val(now), 'bigint'), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000))),
       ),
     )
     .orderBy('last_heartbeat_at')
