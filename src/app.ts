@@ -21,7 +21,11 @@ import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 import { registerAuth } from './platform/http/auth.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
-import { parseQueryString, registerFormBodyParser } from './platform/http/lenient-input.js';
+import {
+  parseQueryString,
+  registerFormBodyParser,
+  registerJsonBodyParser,
+} from './platform/http/lenient-input.js';
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 
@@ -65,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   trackRoutesForMethodNotAllowed(app);
   installErrorHandling(app);
+  registerJsonBodyParser(app);
   registerFormBodyParser(app);
   const { db } = deps.database;
   registerAuth(app, (token) => resolveToken({ db, clock: deps.clock }, token));

@@ -26,6 +26,8 @@ function assertErrorShape(
 forEachDialect('HTTP conventions', (database) => {
   let t: TestApp;
   let token: string;
+  let farmCode: string;
+  let farmOwner: { username: string; password: string };
   const logLines: string[] = [];
 
   before(async () => {
@@ -44,6 +46,8 @@ forEachDialect('HTTP conventions', (database) => {
       },
     });
     const farm = await makeTenant(t.database.db);
+    farmCode = farm.code;
+    farmOwner = farm.owner;
     token = await loginToken(t.url, farm.code, farm.owner);
   });
   after(() => t.close());
@@ -57,9 +61,26 @@ forEachDialect('HTTP conventions', (database) => {
     assert.match(assertErrorShape(res.body, 400).message, /not valid JSON/);
   });
 
-  it('400 for an empty JSON body', async () => {
+  it('an empty JSON body is no body: 422 where a body is needed, fine where none is', async () => {
     const res = await request(t.url, 'POST', '/api/auth/login', {
       raw: '',
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(res.status, 422);
+    assertErrorShape(res.body, 422);
+    const logout = await request(t.url, 'POST', '/api/auth/logout', {
+      raw: '',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${await loginToken(t.url, farmCode, farmOwner)}`,
+      },
+    });
+    assert.equal(logout.status, 200);
+  });
+
+  it('400 for a JSON body that would poison prototypes', async () => {
+    const res = await request(t.url, 'POST', '/api/auth/login', {
+      raw: '{"tenantcode":"a","username":"b","password":"c","__proto__":{"admin":true}}',
       headers: { 'content-type': 'application/json' },
     });
     assert.equal(res.status, 400);

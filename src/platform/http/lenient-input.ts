@@ -29,3 +29,20 @@ export function registerFormBodyParser(app: FastifyInstance): void {
     },
   );
 }
+
+/**
+ * JSON bodies through Fastify's own safe parser, except that an empty body counts as no body:
+ * clients send `Content-Type: application/json` on body-less POSTs (confirm, test, rotate). A route
+ * that needs a body still answers 422 for it.
+ */
+export function registerJsonBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, body as string, done);
+  });
+}
