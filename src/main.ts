@@ -15,6 +15,7 @@ const load = {
   tenants: () => import('./modules/tenants/tenant.repository.js'),
   tenantService: () => import('./modules/tenants/tenant.service.js'),
   userService: () => import('./modules/users/user.service.js'),
+  demoData: () => import('./modules/demo/demo-data.js'),
   app: () => import('./app.js'),
   clock: () => import('./platform/clock.js'),
   errors: () => import('./platform/errors.js'),
@@ -33,7 +34,7 @@ const USAGE = `furrow — farm management service
 Usage:
   furrow serve [--role all|api|worker] [--migrate]
   furrow migrate
-  furrow tenant create --code CODE --name NAME --owner USERNAME --password PASSWORD
+  furrow tenant create --code CODE --name NAME --owner USERNAME --password PASSWORD [--demo]
   furrow user create --tenant CODE --username USERNAME --password PASSWORD [--role owner|staff]
 
 Run "furrow COMMAND --help" for a command's options. Configuration comes from environment
@@ -169,7 +170,7 @@ async function migrate(args: string[]): Promise<number> {
   return 0;
 }
 
-const TENANT_CREATE_HELP = `Usage: furrow tenant create --code CODE --name NAME --owner USERNAME --password PASSWORD
+const TENANT_CREATE_HELP = `Usage: furrow tenant create --code CODE --name NAME --owner USERNAME --password PASSWORD [--demo]
 
 Creates a tenant (one farm business) and its owner account.
   --code        tenant code used at login (lowercase letters, digits, hyphens)
@@ -177,6 +178,9 @@ Creates a tenant (one farm business) and its owner account.
   --owner       username of the owner
   --password    owner's password (at least 8 characters)
   --firstname, --lastname   optional owner names
+  --demo        also load demo data: a farm with blocks, zones and parcels, crop types,
+                product categories, crops, a season template, seasons, diary task
+                categories and sub-categories, and a task
 `;
 
 async function tenantCreate(args: string[]): Promise<number> {
@@ -189,6 +193,7 @@ async function tenantCreate(args: string[]): Promise<number> {
       password: { type: 'string' },
       firstname: { type: 'string' },
       lastname: { type: 'string' },
+      demo: { type: 'boolean' },
     },
     TENANT_CREATE_HELP,
   );
@@ -204,17 +209,18 @@ async function tenantCreate(args: string[]): Promise<number> {
     },
   };
   const config = (await load.config()).loadConfig();
-  const [{ migrateToLatest }, { createTenantWithOwner }, { systemClock }] = await Promise.all([
-    load.migrate(),
-    load.tenantService(),
-    load.clock(),
-  ]);
+  const [{ migrateToLatest }, { createTenantWithOwner }, { systemClock }, { loadDemoData }] =
+    await Promise.all([load.migrate(), load.tenantService(), load.clock(), load.demoData()]);
   await withDatabase(config, async ({ db }) => {
     await migrateToLatest(db);
-    const { tenant } = await createTenantWithOwner({ db, clock: systemClock }, input);
+    const { tenant, ownerId } = await createTenantWithOwner({ db, clock: systemClock }, input);
     process.stdout.write(
       `Created tenant "${tenant.code}" (id ${tenant.id}) with owner "${input.owner.username.toLowerCase()}".\n`,
     );
+    if (values.demo) {
+      const demo = await loadDemoData({ clock: systemClock }, { db, tenantId: tenant.id }, ownerId);
+      process.stdout.write(describeDemo(demo));
+    }
   });
   return 0;
 }
@@ -405,14 +411,14 @@ async function createDemoTenantIfEmpty(
   config: Config,
   clock: Clock,
 ): Promise<void> {
-  const [{ countTenants, findTenantByCode }, { createTenantWithOwner }] = await Promise.all([
-    load.tenants(),
-    load.tenantService(),
-  ]);
+  const [{ countTenants, findTenantByCode }, { createTenantWithOwner }, { loadDemoData }] = await Promise.all(
+    [load.tenants(), load.tenantService(), load.demoData()],
+  );
   if ((await countTenants(database.db)) > 0) return;
   const password = randomBytes(12).toString('base64url');
+  let created: { tenant: { id: number }; ownerId: number };
   try {
-    await createTenantWithOwner(
+    created = await createTenantWithOwner(
       { db: database.db, clock },
       {
         code: 'demo',
@@ -425,11 +431,17 @@ async function createDemoTenantIfEmpty(
     if ((await findTenantByCode(database.db, 'demo')) === undefined) throw err;
     return;
   }
+  const demo = await loadDemoData(
+    { clock },
+    { db: database.db, tenantId: created.tenant.id },
+    created.ownerId,
+  );
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   process.stdout.write(
     [
       '',
       'Created tenant "demo" with owner "owner".',
+      describeDemo(demo).trimEnd(),
       `  password: ${password}`,
       '  (shown once; create more users with "furrow user create")',
       '',
@@ -438,5 +450,12 @@ async function createDemoTenantIfEmpty(
       `    -d '{"tenantcode":"demo","username":"owner","password":"${password}"}'`,
       '',
     ].join('\n'),
+  );
+}
+
+function describeDemo(demo: { farms: number; crops: number; seasons: number; tasks: number }): string {
+  return (
+    `Loaded demo data: ${demo.farms} farm with blocks, zones and parcels, ${demo.crops} crops, ` +
+    `${demo.seasons} seasons, ${demo.tasks} diary task, and their reference data.\n`
   );
 }

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { client, request, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { forEachDialect } from '../../../test/support/databases.js';
+import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
+import {
+  assertErrorShape,
+  type Client,
+  FIELDS,
+  invalidFields,
+  keys,
+} from '../../../test/support/resources.js';
+
+forEachDialect('users resource', (database) => {
+  let t: TestApp;
+  let tenant: TestTenant;
+  let owner: Client;
+  let staff: Client;
+  let staffId: number;
+
+  before(async () => {
+    t = await startTestApp(database.url);
+    tenant = await makeTenant(t.database.db);
+    owner = client(t.url, await loginToken(t.url, tenant.code, tenant.owner));
+    const worker = await makeUser(t.database.db, tenant, 'staff');
+    staffId = worker.id;
+    staff = client(t.url, await loginToken(t.url, tenant.code, worker));
+  });
+  after(() => t.close());
+
+  it('everyone in the tenant lists and reads users; no password hash ever leaves', async () => {
+    const list = await staff.get('/api/users');
+    assert.equal(list.status, 200);
+    assert.equal(list.body.length, 2);
+    for (const user of list.body) assert.deepEqual(keys(user), FIELDS.user);
+    assert.doesNotMatch(list.text, /argon2|password/);
+    const one = await staff.get(`/api/users/${tenant.owner.id}`);
+    assert.equal(one.body[0].role, 'owner');
+  });
+
+  it('staff get 403 in the error shape for create, update and delete', async () => {
+    const create = await staff.post('/api/users', { json: { username: 'x1', password: 'long-enough' } });
+    assert.equal(create.status, 403);
+    assertErrorShape(create.body, 403);
+    assert.equal((await staff.put(`/api/users/${staffId}`, { json: { firstname: 'x' } })).status, 403);
+    assert.equal((await staff.delete(`/api/users/${tenant.owner.id}`)).status, 403);
+  });
+
+  it('owners create users who log in, change passwords, and delete users (who then cannot log in)', async () => {
+    const created = await owner.post('/api/users', {
+      json: { username: 'Lan.Nguyen', password: 'first-password', firstname: 'Lan', lastname: 'Nguyen' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const [user] = created.body;
+    assert.deepEqual(user, {
+      id: user.id,
+      name: 'Lan Nguyen',
+      firstname: 'Lan',
+      lastname: 'Nguyen',
+      picture: null,
+      username: 'lan.nguyen',
+      role: 'staff',
+    });
+    await loginToken(t.url, tenant.code, { username: 'lan.nguyen', password: 'first-password' });
+    await owner.put(`/api/users/${user.id}`, { json: { password: 'second-password', role: 'owner' } });
+    const token = await loginToken(t.url, tenant.code, {
+      username: 'lan.nguyen',
+      password: 'second-password',
+    });
+    const deleted = await owner.delete(`/api/users/${user.id}`);
+    assert.equal(deleted.status, 200);
+    assert.equal((await request(t.url, 'GET', '/api/auth/me', { token })).status, 401);
+    const login = await request(t.url, 'POST', '/api/auth/login', {
+      json: { tenantcode: tenant.code, username: 'lan.nguyen', password: 'second-password' },
+    });
+    assert.equal(login.body.meta.status_code, 1);
+    // The username is free again.
+    const again = await owner.post('/api/users', {
+      json: { username: 'lan.nguyen', password: 'third-password' },
+    });
+    assert.equal(again.status, 201);
+  });
+
+  it('refuses a taken username, a short password, and changing or deleting oneself', async () => {
+    const taken = await owner.post('/api/users', { json: { username: 'OWNER', password: 'long-enough' } });
+    assert.deepEqual(invalidFields(taken.body), ['username']);
+    const short = await owner.post('/api/users', { json: { username: 'newbie', password: 'short' } });
+    assert.deepEqual(invalidFields(short.body), ['password']);
+    const demote = await owner.put(`/api/users/${tenant.owner.id}`, { json: { role: 'staff' } });
+    assert.equal(demote.status, 409);
+    assertErrorShape(demote.body, 409);
+    assert.equal((await owner.delete(`/api/users/${tenant.owner.id}`)).status, 409);
+  });
+});

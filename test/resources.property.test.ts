@@ -1,0 +1,294 @@
+// Random malformed bodies and query strings against every resource endpoint: never a 500, every
+// error in the error shape, and a refused request writes nothing.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import qs from 'qs';
+import { client, startTestApp, type TestApp } from './support/app.js';
+import { forEachDialect } from './support/databases.js';
+import { loginToken, makeTenant } from './support/factories.js';
+import { assertErrorShape, type Client, type Graph, seedGraph } from './support/resources.js';
+
+const RUNS = Number(process.env.FURROW_PROPERTY_RUNS ?? 12);
+
+interface Endpoint {
+  path: string;
+  fields: string[];
+  detailId: (g: Graph) => number;
+  updatable: boolean;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  {
+    path: '/api/crop/crop',
+    fields: [
+      'name',
+      'description',
+      'crop_type',
+      'category_id',
+      'category_id_',
+      'image',
+      'images',
+      'full_description',
+      'sku',
+      'code',
+      'price',
+      'status',
+    ],
+    detailId: (g) => g.crop,
+    updatable: true,
+  },
+  {
+    path: '/api/croptype/croptype',
+    fields: ['name', 'description', 'parent_id', 'parent-id', 'images'],
+    detailId: (g) => g.cropType,
+    updatable: true,
+  },
+  {
+    path: '/api/productcategory/productcategory',
+    fields: ['name', 'code', 'description', 'status', 'parent_id', 'parent-id'],
+    detailId: (g) => g.category,
+    updatable: true,
+  },
+  {
+    path: '/api/diary/production',
+    fields: [
+      'name',
+      'description',
+      'start',
+      'end',
+      'location',
+      'images',
+      'season_id',
+      'category_task_id',
+      'assigned_to',
+      'sub_cates',
+      'amount',
+    ],
+    detailId: (g) => g.task,
+    updatable: true,
+  },
+  {
+    path: '/api/crop/season',
+    fields: [
+      'name',
+      'code',
+      'crop_id',
+      'start_date',
+      'end_date',
+      'status',
+      'images',
+      'manufacturers',
+      'vendors',
+      'attach_files',
+      'farm_id',
+      'block_id',
+      'season_template_id',
+      'amount',
+      'temp_from',
+    ],
+    detailId: (g) => g.season,
+    updatable: true,
+  },
+  {
+    path: '/api/template/season',
+    fields: ['name', 'crop_id', 'description', 'crop_type', 'order', 'block_id'],
+    detailId: (g) => g.template,
+    updatable: false,
+  },
+  {
+    path: '/api/farms',
+    fields: ['name', 'surface', 'lat', 'lng', 'published', 'order', 'avatar'],
+    detailId: (g) => g.farm,
+    updatable: true,
+  },
+  { path: '/api/blocks', fields: ['name', 'farm_id'], detailId: (g) => g.block, updatable: true },
+  { path: '/api/zones', fields: ['name', 'farm_id'], detailId: (g) => g.zone, updatable: true },
+  {
+    path: '/api/parcels',
+    fields: ['name', 'code', 'farm_id', 'block_id', 'zone_id', 'area'],
+    detailId: (g) => g.parcel,
+    updatable: true,
+  },
+  { path: '/api/diary/categories', fields: ['name'], detailId: (g) => g.diaryCategory, updatable: true },
+  {
+    path: '/api/diary/subcategories',
+    fields: ['name', 'category_task_id'],
+    detailId: (g) => g.subcategory,
+    updatable: true,
+  },
+  {
+    path: '/api/users',
+    fields: ['username', 'password', 'role', 'name', 'picture'],
+    detailId: () => 0,
+    updatable: false,
+  },
+];
+
+const TABLES = [
+  'farms',
+  'blocks',
+  'zones',
+  'parcels',
+  'crop_types',
+  'product_categories',
+  'crops',
+  'diary_categories',
+  'diary_subcategories',
+  'season_templates',
+  'seasons',
+  'diary_tasks',
+  'users',
+];
+
+/** Values an odd client might send for any field. */
+const oddValue = fc.oneof(
+  fc.string({ maxLength: 30 }),
+  fc.string({ unit: 'binary', maxLength: 10 }),
+  fc.constantFrom(
+    '',
+    '0',
+    '1',
+    'true',
+    'null',
+    '[]',
+    '2026-02-30',
+    '2026-01-01 25:00:00',
+    '99999999999',
+    '-1',
+    '1e3',
+    '\u0000',
+  ),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.oneof(fc.integer({ min: -2, max: 5 }), fc.string({ maxLength: 5 })), { maxLength: 3 }),
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 }), { maxKeys: 2 }),
+);
+
+const bodyFor = (endpoint: Endpoint) =>
+  fc.oneof(
+    fc.dictionary(fc.constantFrom(...endpoint.fields), oddValue, { maxKeys: endpoint.fields.length }),
+    fc.jsonValue({ maxDepth: 2 }),
+  );
+
+const queryValue = fc.oneof(
+  fc.string({ maxLength: 20 }),
+  fc.constantFrom(
+    '-1',
+    '0',
+    '1',
+    '1001',
+    '1e2',
+    'abc',
+    '2026-01-01',
+    '2026-13-45',
+    '2026-01-01 10:00:00',
+    '%',
+    '_',
+    '\u0000',
+  ),
+  fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }),
+  fc.dictionary(fc.constantFrom('name', 'code', 'sku', 'price', 'x'), fc.string({ maxLength: 8 }), {
+    maxKeys: 3,
+  }),
+);
+const queryString = fc.oneof(
+  fc
+    .dictionary(
+      fc.constantFrom(
+        'page',
+        'pageLimit',
+        'search',
+        'strSearch',
+        'from_date',
+        'to_date',
+        'farm_id',
+        'category_task_id',
+      ),
+      queryValue,
+      {
+        maxKeys: 4,
+      },
+    )
+    .map((q) => qs.stringify(q)),
+  fc.string({ maxLength: 40 }).map((s) => encodeURI(s).replace(/#/g, '%23')),
+);
+
+forEachDialect('resources under random input', (database) => {
+  let t: TestApp;
+  let c: Client;
+  let g: Graph;
+
+  /** Row count and latest change of every resource table: equal before and after means nothing was written. */
+  const fingerprint = async () => {
+    const parts: string[] = [];
+    for (const table of TABLES) {
+      const { rows } = await sql<{
+        n: number;
+        u: number | null;
+      }>`select count(*) as n, max(updated_at) as u from ${sql.table(table)}`.execute(t.database.db);
+      parts.push(`${table}:${Number(rows[0]?.n)}:${rows[0]?.u ?? ''}`);
+    }
+    const links = await sql<{ n: number }>`select count(*) as n from diary_task_subcategories`.execute(
+      t.database.db,
+    );
+    return `${parts.join(',')},links:${Number(links.rows[0]?.n)}`;
+  };
+
+  const check = async (res: { status: number; body: unknown; text: string }, label: string) => {
+    assert.ok(res.status < 500, `${label}: ${res.status} ${res.text}`);
+    if (res.status >= 400) assertErrorShape(res.body, res.status);
+  };
+
+  before(async () => {
+    t = await startTestApp(database.url);
+    const farm = await makeTenant(t.database.db);
+    c = client(t.url, await loginToken(t.url, farm.code, farm.owner));
+    g = await seedGraph(c);
+  });
+  after(() => t.close());
+
+  for (const endpoint of ENDPOINTS) {
+    it(`${endpoint.path}: random bodies and query strings`, async () => {
+      await fc.assert(
+        fc.asyncProperty(bodyFor(endpoint), fc.boolean(), async (body, asForm) => {
+          t.clock.advance(1000);
+          const before = await fingerprint();
+          const options =
+            asForm && body !== null && typeof body === 'object' && !Array.isArray(body)
+              ? { form: qs.stringify(body) }
+              : { json: body };
+          const res = await c.post(endpoint.path, options);
+          await check(res, `POST ${JSON.stringify(body)}`);
+          if (res.status >= 400)
+            assert.equal(await fingerprint(), before, `refused POST wrote: ${JSON.stringify(body)}`);
+          if (endpoint.updatable) {
+            t.clock.advance(1000);
+            const beforePut = await fingerprint();
+            const put = await c.put(`${endpoint.path}/${endpoint.detailId(g)}`, options);
+            await check(put, `PUT ${JSON.stringify(body)}`);
+            if (put.status >= 400)
+              assert.equal(await fingerprint(), beforePut, `refused PUT wrote: ${JSON.stringify(body)}`);
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      await fc.assert(
+        fc.asyncProperty(queryString, async (query) => {
+          await check(await c.get(`${endpoint.path}?${query}`), `GET ?${query}`);
+        }),
+        { numRuns: RUNS },
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.string({ maxLength: 12 }), async (id) => {
+          const res = await c.get(`${endpoint.path}/${encodeURIComponent(id)}`);
+          await check(res, `GET /${id}`);
+        }),
+        { numRuns: Math.ceil(RUNS / 2) },
+      );
+    });
+  }
+});
