@@ -7,7 +7,7 @@ import { systemClock } from '../src/platform/clock.js';
 import { client, startTestApp, TEST_SECRET_KEY_HEX, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from './support/factories.js';
-import { type ServerProcess, startFurrowWorker } from './support/processes.js';
+import { freePort, type ServerProcess, startFurrow, startFurrowWorker } from './support/processes.js';
 import { type Receiver, startReceiver } from './support/webhook-receiver.js';
 
 forEachDialect('webhook worker processes', (database) => {
@@ -149,5 +149,50 @@ forEachDialect('webhook worker processes', (database) => {
     assert.ok(twice.length <= 32, `${twice.length} deliveries arrived twice`);
     for (const w of others) assert.equal(await w.stop('SIGTERM'), 0, w.output());
     workers.length = 0;
+  });
+
+  it('serve --role api only answers the API; --role worker only delivers; all does both', async (ctx) => {
+    await t.database.db.deleteFrom('webhook_endpoints').execute();
+    receiver.script = () => undefined;
+    const env = {
+      DATABASE_URL: database.url,
+      FURROW_SECRET_KEY: TEST_SECRET_KEY_HEX,
+      WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      WEBHOOK_CA_FILE: receiver.caFile,
+    };
+    const api = await startFurrow(['serve', '--role', 'api'], { env });
+    ctx.after(() => api.stop('SIGKILL'));
+    const apiOwner = client(api.url, await loginToken(api.url, farm.code, farm.owner));
+    const created = await apiOwner.post('/api/webhooks', {
+      json: { url: `${receiver.origin}/roles`, events: ['*'] },
+    });
+    assert.equal(created.status, 201, created.text);
+    const test = await apiOwner.post(`/api/webhooks/${created.body.data.id}/test`);
+    assert.equal(test.status, 202);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(
+      receiver.requests.filter((r) => r.path === '/roles').length,
+      0,
+      'the api role sends nothing',
+    );
+
+    const port = await freePort();
+    const worker = await startFurrowWorker([], { env: { ...env, PORT: String(port) }, timeoutMs: 60_000 });
+    ctx.after(() => worker.stop('SIGKILL'));
+    const [received] = await receiver
+      .waitForRequests(receiver.requests.length + 1, 60_000)
+      .then((all) => all.filter((r) => r.path === '/roles'));
+    assert.equal(received?.headers['x-service-delivery'], test.body.data.id);
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'the worker role listens on no port');
+    assert.equal(await worker.stop('SIGTERM'), 0);
+    assert.equal(await api.stop('SIGTERM'), 0);
+
+    const all = await startFurrow(['serve'], { env });
+    ctx.after(() => all.stop('SIGKILL'));
+    const allOwner = client(all.url, await loginToken(all.url, farm.code, farm.owner));
+    const again = await allOwner.post(`/api/webhooks/${created.body.data.id}/test`);
+    await receiver.waitForRequests(receiver.requests.length + 1, 60_000);
+    assert.equal(receiver.requests.at(-1)?.headers['x-service-delivery'], again.body.data.id);
+    assert.equal(await all.stop('SIGTERM'), 0);
   });
 });
