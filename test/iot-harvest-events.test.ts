@@ -252,7 +252,6 @@ forEachDialect('farm events reach a real receiver', (database) => {
           sweepOfflineDevices({ db: t.database.db, clock: t.clock }),
           sweepOfflineDevices({ db: second.db, clock: t.clock }),
         ]);
-        assert.ok(results.every((n) => n >= 0));
         assert.equal(results[0]! + results[1]!, codes.length);
       } finally {
         await second.close();

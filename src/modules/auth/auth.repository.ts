@@ -126,11 +126,22 @@ export async function oldestAttemptSince(
   return row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest);
 }
 
-export async function recordAttempt(db: Db, bucket: string, failed: boolean, at: number): Promise<void> {
-  await db
+/** Answers the attempt's id. */
+export async function recordAttempt(db: Db, bucket: string, failed: boolean, at: number): Promise<number> {
+  const row = await db
     .insertInto('login_attempts')
     .values({ bucket, failed: failed ? 1 : 0, at })
-    .execute();
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function deleteAttempt(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('login_attempts').where('id', '=', id).execute();
+}
+
+export async function markAttemptsSucceeded(db: Db, ids: readonly number[]): Promise<void> {
+  await db.updateTable('login_attempts').set({ failed: 0 }).where('id', 'in', ids).execute();
 }
 
 export async function pruneAttempts(db: Db, before: number): Promise<void> {

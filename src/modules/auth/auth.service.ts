@@ -11,7 +11,9 @@ import {
   countAttempts,
   findLiveToken,
   findLoginCandidate,
+  deleteAttempt as forgetAttempt,
   insertAccessToken,
+  markAttemptsSucceeded,
   oldestAttemptSince,
   pruneAttempts,
   recordAttempt,
@@ -56,19 +58,26 @@ export async function login(deps: AuthDeps, input: LoginInput, clientAddress: st
   const addressBucket = `ip:${clientAddress}`;
   const userBucket = `user:${tenantCode}:${username}`;
 
-  await assertUnderLimit(deps.db, addressBucket, now, LOGIN_LIMITS.perAddress, false);
-  await assertUnderLimit(deps.db, userBucket, now, LOGIN_LIMITS.perUser, true);
+  // Each attempt is recorded before it is counted, so parallel attempts see each other: of N
+  // attempts racing, at most `max` find themselves within the limit. A refused attempt is removed
+  // again, so hammering a locked account does not extend its lock.
+  const addressAttempt = await takeAttempt(deps.db, addressBucket, now, LOGIN_LIMITS.perAddress, false);
+  const userAttempt = await takeAttempt(deps.db, userBucket, now, LOGIN_LIMITS.perUser, true).catch(
+    async (err) => {
+      await forgetAttempt(deps.db, addressAttempt);
+      throw err;
+    },
+  );
 
   const candidate = await findLoginCandidate(deps.db, tenantCode, username);
   // Always one argon2 verification, so unknown tenant, unknown user and wrong password take the same time.
   const passwordOk = await verifyPassword(candidate?.user.password_hash, input.password);
 
-  await recordAttempt(deps.db, addressBucket, !passwordOk, now);
   if (!passwordOk || !candidate) {
-    await recordAttempt(deps.db, userBucket, true, now);
     await pruneAttempts(deps.db, now - LOGIN_LIMITS.perUser.windowMs);
     return { ok: false };
   }
+  await markAttemptsSucceeded(deps.db, [addressAttempt, userAttempt]);
 
   const token = newAccessToken();
   const expiresAt = now + deps.config.tokenTtlSeconds * 1000;
@@ -102,16 +111,22 @@ export async function login(deps: AuthDeps, input: LoginInput, clientAddress: st
   };
 }
 
-async function assertUnderLimit(
+/**
+ * Records an attempt (as failed until it succeeds) and counts the bucket's attempts in the window,
+ * this one included; past the limit the attempt is removed again and answered 429.
+ */
+async function takeAttempt(
   db: Kysely<Database>,
   bucket: string,
   now: number,
   limit: { max: number; windowMs: number },
   failedOnly: boolean,
-): Promise<void> {
+): Promise<number> {
+  const id = await recordAttempt(db, bucket, true, now);
   const since = now - limit.windowMs;
   const count = await countAttempts(db, bucket, since, failedOnly);
-  if (count < limit.max) return;
+  if (count <= limit.max) return id;
+  await forgetAttempt(db, id);
   const oldest = (await oldestAttemptSince(db, bucket, since, failedOnly)) ?? now;
   const seconds = Math.max(1, Math.ceil((oldest + limit.windowMs - now) / 1000));
   throw new AppError('auth.too_many_attempts', 429, { seconds }, [], { 'retry-after': String(seconds) });

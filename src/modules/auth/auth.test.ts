@@ -198,6 +198,23 @@ forEachDialect('auth', (database) => {
     assert.equal(later.body.meta.status_code, 0);
   });
 
+  it('holds the per-user limit against parallel attempts', async () => {
+    t.clock.advance(3_600_000);
+    const user = await makeUser(t.database.db, farm, 'staff');
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        login({ tenantcode: farm.code, username: user.username, password: 'wrong' }),
+      ),
+    );
+    const checked = answers.filter((a) => a.status === 200);
+    assert.ok(checked.length <= 10, `${checked.length} attempts were checked`);
+    assert.ok(answers.every((a) => a.status === 200 || a.status === 429));
+    // Refused attempts do not extend the lock: 15 minutes after the failures it is over.
+    t.clock.advance(15 * 60_000);
+    const later = await login({ tenantcode: farm.code, username: user.username, password: user.password });
+    assert.equal(later.body.meta.status_code, 0);
+  });
+
   it('limits one client address to 60 attempts a minute', async () => {
     t.clock.advance(3_600_000);
     const statuses: number[] = [];

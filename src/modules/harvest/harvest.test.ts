@@ -96,6 +96,14 @@ forEachDialect('harvest batches', (database) => {
     assert.ok(confirmedList.body.some((b: { id: number }) => b.id === batch.id));
   });
 
+  it('confirms once when confirmations race', async () => {
+    const batch = (await declare({ parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 12 })).body[0];
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => api.post(`/api/harvest/batches/${batch.id}/confirm`)),
+    );
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409, 409, 409, 409]);
+  });
+
   it('keeps batches to their tenant', async () => {
     const batch = (await declare({ parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 3 })).body[0];
     assert.equal((await otherApi.get(`/api/harvest/batches/${batch.id}`)).status, 404);

@@ -1,6 +1,6 @@
 // IoT statements, one small function each. Tenant-owned rows are reached through the scope helpers;
 // the offline sweeper is the one cross-tenant reader (it is a system process, not a request).
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { isPostgresDb, isUniqueViolation } from '../../platform/db/database.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { IotAlertsTable, IotDevicesTable, IotRulesTable } from '../../platform/db/tables/iot.js';
@@ -102,16 +102,21 @@ export async function findDevicesByCodes(scope: Scope, codes: readonly string[])
     .execute();
 }
 
-/** Locks the devices' rows until the transaction ends (PostgreSQL), so concurrent batches for one
- * device apply their readings one after the other and an alert is never raised twice. */
-export async function lockDevices(scope: Scope, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0 || !isPostgresDb(scope.db)) return;
-  await selectScoped(scope, 'iot_devices')
+/**
+ * Locks the devices' rows until the transaction ends (PostgreSQL), so concurrent batches for one
+ * device apply their readings one after the other and an alert is never raised twice. Answers the
+ * ids still live once locked (a device deleted meanwhile takes no readings).
+ */
+export async function lockLiveDevices(scope: Scope, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0 || !isPostgresDb(scope.db)) return new Set(ids);
+  const rows = await selectScoped(scope, 'iot_devices')
     .select('id')
     .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
     .orderBy('id')
     .forUpdate()
     .execute();
+  return new Set(rows.map((r) => r.id));
 }
 
 export async function listDevices(scope: Scope, page: Page): Promise<{ rows: DeviceRow[]; total: number }> {
@@ -154,16 +159,25 @@ export async function softDeleteDevice(scope: Scope, id: number, now: number): P
   return true;
 }
 
-/** Every accepted reading and every heartbeat: the device is heard from now, and online. */
+/**
+ * Every accepted reading and every heartbeat: the device is heard from now, and online. The
+ * heartbeat never moves backwards (a slow transaction that read its clock earlier loses).
+ */
 export async function recordHeartbeats(
   scope: Scope,
   deviceIds: readonly number[],
   now: number,
 ): Promise<void> {
   if (deviceIds.length === 0) return;
+  const at = sql<number>`cast(${now} as bigint)`;
   await updateScoped(scope, 'iot_devices')
-    .set({ last_heartbeat_at: now, is_online: 1, offline_at: null })
+    .set({
+      last_heartbeat_at: sql<number>`case when last_heartbeat_at is null or last_heartbeat_at < ${at} then ${at} else last_heartbeat_at end`,
+      is_online: 1,
+      offline_at: null,
+    })
     .where('id', 'in', deviceIds)
+    .where('deleted_at', 'is', null)
     .execute();
 }
 
@@ -173,9 +187,18 @@ export interface OverdueDevice {
   last_heartbeat_at: number;
 }
 
-/** Online devices whose last heartbeat is older than their timeout, across tenants. */
-export async function findOverdueDevices(db: Db, now: number, limit: number): Promise<OverdueDevice[]> {
-  const rows = await db
+/**
+ * Online devices whose last heartbeat is older than their timeout, across tenants. With
+ * `notBefore`, only devices whose whole timeout has passed since then: after an outage of the
+ * service itself, devices get a full timeout to be heard from again before they count as silent.
+ */
+export async function findOverdueDevices(
+  db: Db,
+  now: number,
+  limit: number,
+  notBefore?: number,
+): Promise<OverdueDevice[]> {
+  let query = db
     .selectFrom('iot_devices')
     .select(['tenant_id', 'id', 'last_heartbeat_at', 'heartbeat_timeout_seconds'])
     .where('is_online', '=', 1)
@@ -190,8 +213,11 @@ export async function findOverdueDevices(db: Db, now: number, limit: number): Pr
       ),
     )
     .orderBy('last_heartbeat_at')
-    .limit(limit)
-    .execute();
+    .limit(limit);
+  if (notBefore !== undefined) {
+    query = query.where('heartbeat_timeout_seconds', '<=', Math.floor((now - notBefore) / 1000));
+  }
+  const rows = await query.execute();
   return rows.map((r) => ({ tenant_id: r.tenant_id, id: r.id, last_heartbeat_at: r.last_heartbeat_at! }));
 }
 

@@ -194,6 +194,9 @@ export const iotRoutes: FastifyPluginAsyncTypebox<{ deps: IotRouteDeps }> = asyn
       schema: {
         tags: ['iot'],
         summary: 'A device’s stored readings, newest first',
+        description:
+          'Filter with metric, from and to (YYYY-MM-DD HH:MM:SS UTC or ISO 8601). Pages with page and ' +
+          'pageLimit; no X-Total-Count (a device may have millions of readings).',
         params: Type.Object({ id: Id('Device id') }),
         querystring: ReadingQuery,
         response: { 200: Type.Array(Reading), ...errors(401, 404, 422) },

@@ -5,7 +5,7 @@ import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import type { Database } from '../../platform/db/types.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
-import { parseTimestamp } from '../../platform/http/fields.js';
+import { parseTimestamp, refOrNull } from '../../platform/http/fields.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
 import {
   type DeviceRow,
@@ -18,7 +18,7 @@ import {
   insertReadings,
   insertRule,
   loadRuleStates,
-  lockDevices,
+  lockLiveDevices,
   markDeviceOffline,
   type Page,
   parcelIdsByDevice,
@@ -118,8 +118,9 @@ export async function getDevice(scope: Scope, id: number): Promise<DeviceAnswer>
 export async function createDevice(
   deps: ClockDeps,
   scope: Scope,
-  input: DeviceInput & { code: string },
+  sent: DeviceInput & { code: string },
 ): Promise<DeviceAnswer> {
+  const input = { ...sent, zone_id: refOrNull(sent.zone_id) };
   await checkDeviceInput(scope, input);
   return inTransaction(scope, async (tx) => {
     const id = await insertDevice(
@@ -141,13 +142,17 @@ export async function changeDevice(
   deps: ClockDeps,
   scope: Scope,
   id: number,
-  input: DeviceInput,
+  sent: DeviceInput,
 ): Promise<DeviceAnswer> {
+  const input = { ...sent, zone_id: refOrNull(sent.zone_id) };
   await checkDeviceInput(scope, input);
   return inTransaction(scope, async (tx) => {
+    const current = await findDevice(tx, id);
+    if (!current) throw notFound();
     const patch: Parameters<typeof updateDevice>[2] = {};
     if (input.code !== undefined) patch.code = input.code;
-    if (input.name !== undefined) patch.name = input.name.trim() || input.code || '';
+    // A blank name falls back to the code, as on create.
+    if (input.name !== undefined) patch.name = input.name.trim() || input.code || current.code;
     if (input.zone_id !== undefined) patch.zone_id = input.zone_id;
     if (input.heartbeat_timeout_seconds !== undefined)
       patch.heartbeat_timeout_seconds = input.heartbeat_timeout_seconds;
@@ -250,7 +255,7 @@ export async function createRule(
   scope: Scope,
   input: RuleInput & { metric: string; operator: Operator; threshold: number },
 ): Promise<RuleAnswer> {
-  const target = { device_id: input.device_id ?? null, zone_id: input.zone_id ?? null };
+  const target = { device_id: refOrNull(input.device_id) ?? null, zone_id: refOrNull(input.zone_id) ?? null };
   await checkRuleTarget(scope, target, input.metric);
   const id = await insertRule(
     scope,
@@ -279,7 +284,7 @@ export async function changeRule(
     // A rule aims at a device or a zone: naming one of them replaces the other.
     const target =
       input.device_id !== undefined || input.zone_id !== undefined
-        ? { device_id: input.device_id ?? null, zone_id: input.zone_id ?? null }
+        ? { device_id: refOrNull(input.device_id) ?? null, zone_id: refOrNull(input.zone_id) ?? null }
         : { device_id: current.device_id, zone_id: current.zone_id };
     await checkRuleTarget(tx, target, input.metric);
     const patch = {
@@ -291,7 +296,14 @@ export async function changeRule(
       ...(input.message !== undefined ? { message: input.message } : {}),
     };
     await updateRule(tx, id, patch, deps.clock.now());
-    await resetRuleStates(tx, id);
+    // A changed condition or target starts from a clean state; a new text or severity does not.
+    const conditionChanged =
+      target.device_id !== current.device_id ||
+      target.zone_id !== current.zone_id ||
+      (input.metric !== undefined && input.metric !== current.metric) ||
+      (input.operator !== undefined && input.operator !== current.operator) ||
+      (input.threshold !== undefined && input.threshold !== current.threshold);
+    if (conditionChanged) await resetRuleStates(tx, id);
     return getRule(tx, id);
   });
 }
@@ -382,11 +394,12 @@ export async function ingestReadings(
 
   await inTransaction(scope, async (tx) => {
     const valid = parsed.filter((p): p is ParsedReading => !Array.isArray(p));
-    const devices = await findDevicesByCodes(tx, [...new Set(valid.map((p) => p.deviceCode))]);
-    await lockDevices(
+    const found = await findDevicesByCodes(tx, [...new Set(valid.map((p) => p.deviceCode))]);
+    const live = await lockLiveDevices(
       tx,
-      devices.map((d) => d.id),
+      found.map((d) => d.id),
     );
+    const devices = found.filter((d) => live.has(d.id));
     const byCode = new Map(devices.map((d) => [d.code, d]));
 
     const accepted: { reading: ParsedReading; device: DeviceRow }[] = [];
@@ -528,12 +541,13 @@ async function raiseAlert(
  */
 export async function sweepOfflineDevices(
   deps: IotDeps & { db: Kysely<Database> },
-  batchSize = 500,
+  options: { batchSize?: number; notBefore?: number | undefined } = {},
 ): Promise<number> {
   const now = deps.clock.now();
+  const batchSize = options.batchSize ?? 500;
   let marked = 0;
   for (;;) {
-    const overdue = await findOverdueDevices(deps.db, now, batchSize);
+    const overdue = await findOverdueDevices(deps.db, now, batchSize, options.notBefore);
     for (const candidate of overdue) {
       const scope: Scope = { db: deps.db, tenantId: candidate.tenant_id };
       const raised = await inTransaction(scope, async (tx) => {

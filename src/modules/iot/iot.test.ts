@@ -3,6 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
+import { findOverdueDevices, markDeviceOffline, recordHeartbeats } from './iot.repository.js';
+import { sweepOfflineDevices } from './iot.service.js';
 
 type Api = ReturnType<typeof client>;
 
@@ -125,6 +127,16 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       await device('chg-1');
     });
 
+    it('takes 0 as "no zone", as the original clients send it', async () => {
+      const d = await device('zero-zone', { zone_id: 0 });
+      assert.equal(d.zone_id, null);
+      const renamed = await api.put(`/api/iot/devices/${d.id}`, {
+        json: { name: '   ' },
+        headers: { prefer: 'return=representation' },
+      });
+      assert.equal(renamed.body[0].name, 'zero-zone'); // a blank name falls back to the code
+    });
+
     it('hides devices from other tenants: 404 to read, change or delete, absent from lists', async () => {
       const d = await device('private-1');
       assert.equal((await otherApi.get(`/api/iot/devices/${d.id}`)).status, 404);
@@ -173,6 +185,28 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       assert.equal(ok.body[0].threshold, 30.5);
       assert.equal(ok.body[0].severity, 'warning');
       assert.equal(ok.body[0].zone_id, null);
+    });
+  });
+
+  describe('rule changes', () => {
+    it('keeps the alert state when only the text or severity changes, and resets it for a new condition', async () => {
+      const d = await device('rule-change-1');
+      const rule = (
+        await api.post('/api/iot/rules', {
+          json: { metric: 'ph', operator: 'lt', threshold: 5, device_id: d.id, zone_id: 0 },
+        })
+      ).body[0];
+      assert.equal(rule.zone_id, null);
+      const reading = async (value: number) => {
+        t.clock.advance(1000);
+        const res = await send([{ device_code: 'rule-change-1', metric: 'ph', value }]);
+        return res.body.data.results[0].alert_ids.length;
+      };
+      assert.equal(await reading(4), 1);
+      await api.put(`/api/iot/rules/${rule.id}`, { json: { message: 'acid soil', severity: 'critical' } });
+      assert.equal(await reading(4.5), 0); // still the same excursion
+      await api.put(`/api/iot/rules/${rule.id}`, { json: { threshold: 4.8 } });
+      assert.equal(await reading(4.5), 1); // a new condition decides anew
     });
   });
 
@@ -355,6 +389,59 @@ forEachDialect('IoT devices, rules, readings and alerts', (database) => {
       const unknown = await api.post('/api/iot/heartbeats', { json: { device_code: 'nope' } });
       assert.equal(unknown.status, 422);
       assert.equal(unknown.body[0].meta.errors[0].field, 'device_code');
+    });
+  });
+  describe('under concurrency', () => {
+    it('raises one alert when parallel batches cross the same threshold', async () => {
+      const d = await device('parallel-1');
+      await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          send([{ device_code: 'parallel-1', metric: 'temperature', value: 40 }]),
+        ),
+      );
+      assert.ok(answers.every((a) => a.status === 200));
+      const alerts = (await api.get(`/api/iot/alerts?device_id=${d.id}`)).body;
+      assert.equal(alerts.length, 1);
+    });
+
+    it('lets a heartbeat that lands after the sweeper looked win over the sweeper', async () => {
+      const d = await device('race-hb-1', { heartbeat_timeout_seconds: 10 });
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'race-hb-1' } });
+      t.clock.advance(11_000);
+      const seen = (await findOverdueDevices(t.database.db, t.clock.now(), 1000)).find((o) => o.id === d.id);
+      assert.ok(seen);
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'race-hb-1' } }); // arrives meanwhile
+      const scope = { db: t.database.db, tenantId: farm.id };
+      assert.equal(await markDeviceOffline(scope, d.id, seen.last_heartbeat_at, t.clock.now()), false);
+      assert.equal((await api.get(`/api/iot/devices/${d.id}`)).body[0].status, 'online');
+    });
+
+    it('never moves a heartbeat backwards', async () => {
+      const d = await device('hb-order-1');
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'hb-order-1' } });
+      const latest = (await api.get(`/api/iot/devices/${d.id}`)).body[0].last_heartbeat;
+      await recordHeartbeats({ db: t.database.db, tenantId: farm.id }, [d.id], t.clock.now() - 60_000);
+      assert.equal((await api.get(`/api/iot/devices/${d.id}`)).body[0].last_heartbeat, latest);
+    });
+
+    it('gives devices a whole timeout after the service was away before they count as silent', async () => {
+      const d = await device('outage-1', { heartbeat_timeout_seconds: 60 });
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'outage-1' } });
+      t.clock.advance(3_600_000); // the service was down for an hour
+      const deps = { db: t.database.db, clock: t.clock };
+      const restartedAt = t.clock.now();
+      const isOffline = async () => (await api.get(`/api/iot/devices/${d.id}`)).body[0].status === 'offline';
+      await sweepOfflineDevices(deps, { notBefore: restartedAt });
+      assert.equal(await isOffline(), false);
+      t.clock.advance(59_000);
+      await sweepOfflineDevices(deps, { notBefore: restartedAt });
+      assert.equal(await isOffline(), false);
+      t.clock.advance(1_000);
+      await sweepOfflineDevices(deps, { notBefore: restartedAt });
+      assert.equal(await isOffline(), true);
     });
   });
 });

@@ -18,12 +18,20 @@ export function createOfflineSweeper(deps: SweeperDeps): BackgroundService {
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
   let stopped = true;
+  // Devices count as silent only once a whole timeout has passed since the sweeper could last
+  // see the database: when the service itself was down (a deploy, a failover), devices that
+  // could not report are given their timeout to be heard from again instead of all going offline.
+  let notBefore: number | undefined;
+  let recovering = false;
 
   const runOnce = async () => {
     try {
-      const marked = await sweepOfflineDevices(deps);
+      if (recovering) notBefore = deps.clock.now();
+      const marked = await sweepOfflineDevices(deps, { notBefore });
+      recovering = false;
       if (marked > 0) deps.logger.info({ marked }, 'devices went offline');
     } catch (err) {
+      recovering = true;
       deps.logger.error({ err }, 'offline sweep failed; trying again at the next interval');
     }
   };
@@ -42,6 +50,7 @@ export function createOfflineSweeper(deps: SweeperDeps): BackgroundService {
     name: 'iot-offline-sweeper',
     async start() {
       stopped = false;
+      notBefore = deps.clock.now();
       schedule();
     },
     async stop() {
