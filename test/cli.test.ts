@@ -53,7 +53,7 @@ describe('furrow CLI', () => {
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('creates the demo tenant, prints the password and a login curl that works', async () => {
-      const server = await startFurrow(['serve'], { cwd: dir });
+      const server = await startFurrow(['serve'], { cwd: dir, timeoutMs: 60_000 });
       try {
         const output = server.output();
         assert.match(output, /Created tenant "demo" with owner "owner"/);
@@ -96,7 +96,7 @@ describe('furrow CLI', () => {
       }
       assert.match(server.output(), /shutting down/);
       // A second start finds the tenant and creates nothing.
-      const again = await startFurrow(['serve'], { cwd: dir });
+      const again = await startFurrow(['serve'], { cwd: dir, timeoutMs: 60_000 });
       try {
         assert.doesNotMatch(again.output(), /Created tenant/);
       } finally {

@@ -162,14 +162,13 @@ export function resourceRoutes<
 
     const detailPaths = [`${path}/:id`, ...(def.gluedDetailPath ? [`${path}:id(^\\d+$)`] : [])];
     for (const [index, detailPath] of detailPaths.entries()) {
-      const hide = index > 0; // the glued form is documented on the slash form
-      const alt = def.gluedDetailPath ? ` Also answered at ${path}{id} (without the slash).` : '';
+      // The form without the slash (`/api/crop/season7`) is the same operation, documented as such.
+      const alt = index > 0 ? ` Same as ${path}/{id}.` : def.gluedDetailPath ? ` Also at ${path}{id}.` : '';
       app.get(
         detailPath,
         {
           preValidation,
           schema: {
-            hide,
             tags: [tag],
             summary: `One ${noun}`,
             description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
@@ -188,7 +187,6 @@ export function resourceRoutes<
             preValidation,
             ...writeGuard,
             schema: {
-              hide,
               tags: [tag],
               summary: `Change a ${noun}`,
               description:
@@ -223,7 +221,6 @@ export function resourceRoutes<
           preValidation,
           ...writeGuard,
           schema: {
-            hide,
             tags: [tag],
             summary: `Delete a ${noun}`,
             description: `Soft delete (extension): the record leaves lists and details.${alt}`,
