@@ -226,7 +226,7 @@ forEachDialect('furrow CLI on a database', (database) => {
     assert.match(demo.stdout, /Created tenant "demo-farm"/);
     assert.match(demo.stdout, /Loaded demo data/);
 
-    const server = await startFurrow(['serve', '--role', 'api'], { env: env() });
+    const server = await startFurrow(['serve', '--role', 'api'], { env: env(), timeoutMs: 60_000 });
     try {
       const demoToken = await loginToken(server.url, 'demo-farm', {
         username: 'boss',
@@ -256,8 +256,8 @@ forEachDialect('furrow CLI on a database', (database) => {
 
   if (database.dialect === 'postgres') {
     it('runs several API processes on one PostgreSQL database; a token from one works on the other', async () => {
-      const first = await startFurrow(['serve', '--role', 'api'], { env: env() });
-      const second = await startFurrow(['serve', '--role', 'api'], { env: env() });
+      const first = await startFurrow(['serve', '--role', 'api'], { env: env(), timeoutMs: 60_000 });
+      const second = await startFurrow(['serve', '--role', 'api'], { env: env(), timeoutMs: 60_000 });
       try {
         const token = await loginToken(first.url, 'green-acres', {
           username: 'lan',
