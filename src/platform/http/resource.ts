@@ -124,7 +124,8 @@ export function resourceRoutes<
         ? Type.Object({ data: schemas.item })
         : Type.Array(schemas.item, { maxItems: 1 });
     const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorAnswer]));
-    const writeGuard = def.ownerOnlyWrites ? { preHandler: requireOwner } : {};
+    // onRequest, after the app's auth hook: staff get a 403 before their body is even validated.
+    const writeGuard = def.ownerOnlyWrites ? { onRequest: requireOwner } : {};
     const writeErrors = def.ownerOnlyWrites ? [401, 403, 404, 422] : [401, 404, 422];
     const preValidation = async (request: FastifyRequest) => {
       rejectNulCharacters(request.query, '');
