@@ -310,6 +310,16 @@ forEachDialect('resource conventions', (database) => {
     );
   });
 
+  it('accepts ?token=, and Link headers never carry it', async () => {
+    const farm = await makeTenant(t.database.db);
+    const raw = await loginToken(t.url, farm.code, farm.owner);
+    const res = await fetch(`${t.url}/api/crop/crop?token=${raw}&search[name]=x&pageLimit=5`);
+    assert.equal(res.status, 200);
+    const link = res.headers.get('link') ?? '';
+    assert.match(link, /search%5Bname%5D=x/);
+    assert.doesNotMatch(link, /token/);
+  });
+
   it('form-encoded creates work like JSON ones', async () => {
     const res = await a.post('/api/crop/crop', {
       form: `name=Form+crop&status=0&price=12&crop_type=${graph.cropType}&images[]=a.jpg&images[]=b.jpg&category_id_=${graph.category}`,
