@@ -25,6 +25,8 @@ describe('furrow CLI', () => {
       assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
       assert.match(res.stdout, /^Usage: furrow /);
     }
+    assert.match((await runFurrow(['tenant', 'create', '--help'])).stdout, /--demo/);
+    assert.match(top.stdout, /--demo/);
   });
 
   it('refuses an unknown command or option with usage and exit code 2', async () => {
@@ -51,7 +53,7 @@ describe('furrow CLI', () => {
     after(() => rmSync(dir, { recursive: true, force: true }));
 
     it('creates the demo tenant, prints the password and a login curl that works', async () => {
-      const server = await startFurrow(['serve'], { cwd: dir });
+      const server = await startFurrow(['serve'], { cwd: dir, timeoutMs: 60_000 });
       try {
         const output = server.output();
         assert.match(output, /Created tenant "demo" with owner "owner"/);
@@ -63,6 +65,30 @@ describe('furrow CLI', () => {
         assert.equal(res.body.meta.status_code, 0);
         assert.equal(res.body.data.tenant.code, 'demo');
         assert.equal(res.body.data.user.role, 'owner');
+        // The demo tenant comes with demo data, so every endpoint has something to show.
+        assert.match(output, /Loaded demo data/);
+        const demo = client(server.url, res.body.data.token);
+        for (const [path, atLeast] of [
+          ['/api/crop/crop', 3],
+          ['/api/croptype/croptype', 3],
+          ['/api/productcategory/productcategory', 2],
+          ['/api/crop/season', 2],
+          ['/api/template/season', 1],
+          ['/api/diary/production', 1],
+          ['/api/diary/categories', 3],
+          ['/api/diary/subcategories', 3],
+          ['/api/farms', 1],
+          ['/api/blocks', 2],
+          ['/api/zones', 2],
+          ['/api/parcels', 3],
+        ] as const) {
+          const list = await demo.get(path);
+          assert.equal(list.status, 200, path);
+          assert.ok(list.body.length >= atLeast, `${path} has demo records`);
+        }
+        const [task] = (await demo.get('/api/diary/production')).body;
+        assert.equal(task.sub_cates.length, 2);
+        assert.equal(task.season.name, 'Tomato spring 2026');
         // The secret key was generated into ./data/ with owner-only permissions.
         assert.equal(Buffer.from(readFileSync(join(dir, 'data', 'secret.key'), 'utf8'), 'base64').length, 32);
       } finally {
@@ -70,7 +96,7 @@ describe('furrow CLI', () => {
       }
       assert.match(server.output(), /shutting down/);
       // A second start finds the tenant and creates nothing.
-      const again = await startFurrow(['serve'], { cwd: dir });
+      const again = await startFurrow(['serve'], { cwd: dir, timeoutMs: 60_000 });
       try {
         assert.doesNotMatch(again.output(), /Created tenant/);
       } finally {
@@ -180,12 +206,40 @@ forEachDialect('furrow CLI on a database', (database) => {
     assert.equal(noTenant.code, 2);
     assert.match(noTenant.stderr, /No tenant with code "nope"/);
 
-    const server = await startFurrow(['serve', '--role', 'api'], { env: env() });
+    const demo = await runFurrow(
+      [
+        'tenant',
+        'create',
+        '--code',
+        'demo-farm',
+        '--name',
+        'Demo',
+        '--owner',
+        'boss',
+        '--password',
+        'demo-password',
+        '--demo',
+      ],
+      { env: env() },
+    );
+    assert.equal(demo.code, 0, demo.stderr);
+    assert.match(demo.stdout, /Created tenant "demo-farm"/);
+    assert.match(demo.stdout, /Loaded demo data/);
+
+    const server = await startFurrow(['serve', '--role', 'api'], { env: env(), timeoutMs: 60_000 });
     try {
+      const demoToken = await loginToken(server.url, 'demo-farm', {
+        username: 'boss',
+        password: 'demo-password',
+      });
+      const seasons = await client(server.url, demoToken).get('/api/crop/season');
+      assert.equal(seasons.body.length, 2);
+      // green-acres was created without --demo: no records
       const ownerToken = await loginToken(server.url, 'green-acres', {
         username: 'lan',
         password: 'correct-horse',
       });
+      assert.deepEqual((await client(server.url, ownerToken).get('/api/crop/season')).body, []);
       const me = await client(server.url, ownerToken).get('/api/auth/me');
       assert.equal(me.body.data.user.role, 'owner');
       const staffToken = await loginToken(server.url, 'green-acres', {
@@ -202,8 +256,8 @@ forEachDialect('furrow CLI on a database', (database) => {
 
   if (database.dialect === 'postgres') {
     it('runs several API processes on one PostgreSQL database; a token from one works on the other', async () => {
-      const first = await startFurrow(['serve', '--role', 'api'], { env: env() });
-      const second = await startFurrow(['serve', '--role', 'api'], { env: env() });
+      const first = await startFurrow(['serve', '--role', 'api'], { env: env(), timeoutMs: 60_000 });
+      const second = await startFurrow(['serve', '--role', 'api'], { env: env(), timeoutMs: 60_000 });
       try {
         const token = await loginToken(first.url, 'green-acres', {
           username: 'lan',

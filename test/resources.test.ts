@@ -288,6 +288,38 @@ forEachDialect('resource conventions', (database) => {
     });
   }
 
+  it('the OpenAPI document describes every endpoint and both crop forms', async () => {
+    const doc = (await a.get('/openapi.json')).body;
+    for (const rc of CASES) {
+      const collection = doc.paths[rc.path];
+      assert.ok(collection?.get && collection.post, rc.path);
+      const detailPaths = [`${rc.path}/{id}`, ...(rc.glued ? [`${rc.path}{id}`] : [])];
+      for (const path of detailPaths) {
+        const detail = doc.paths[path];
+        assert.ok(detail?.get && detail.delete, path);
+        assert.equal(Boolean(detail.put), Boolean(rc.update), path);
+      }
+    }
+    const schemaOf = (op: any, status: string) => op.responses[status].content['application/json'].schema;
+    const listItem = schemaOf(doc.paths['/api/crop/crop'].get, '200').items;
+    assert.ok(listItem.properties.image && !listItem.properties.images);
+    const created = schemaOf(doc.paths['/api/crop/crop'].post, '201').items;
+    assert.ok(created.properties.images && created.properties.full_description && !created.properties.image);
+    assert.ok(
+      doc.paths['/api/diary/production'].get.parameters.some((p: { name: string }) => p.name === 'strSearch'),
+    );
+  });
+
+  it('accepts ?token=, and Link headers never carry it', async () => {
+    const farm = await makeTenant(t.database.db);
+    const raw = await loginToken(t.url, farm.code, farm.owner);
+    const res = await fetch(`${t.url}/api/crop/crop?token=${raw}&search[name]=x&pageLimit=5`);
+    assert.equal(res.status, 200);
+    const link = res.headers.get('link') ?? '';
+    assert.match(link, /search%5Bname%5D=x/);
+    assert.doesNotMatch(link, /token/);
+  });
+
   it('form-encoded creates work like JSON ones', async () => {
     const res = await a.post('/api/crop/crop', {
       form: `name=Form+crop&status=0&price=12&crop_type=${graph.cropType}&images[]=a.jpg&images[]=b.jpg&category_id_=${graph.category}`,

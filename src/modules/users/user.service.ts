@@ -1,8 +1,19 @@
+import type { Static } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
+import { listLive } from '../../platform/db/records.js';
 import type { Scope } from '../../platform/db/scope.js';
-import { type FieldError, validationFailed } from '../../platform/errors.js';
+import { conflict, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
+import type { PageQuery, RequestContext } from '../../platform/http/resource.js';
 import { hashPassword } from '../auth/password.js';
-import { insertUser, type UserChanges, type UserRow } from './user.repository.js';
+import {
+  findUserById,
+  insertUser,
+  softDeleteUser,
+  type UserChanges,
+  type UserRow,
+  updateUserRow,
+} from './user.repository.js';
+import type { User, UserCreate, UserUpdate } from './user.schemas.js';
 
 export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._@-]{0,99}$/;
 export const MIN_PASSWORD_LENGTH = 8;
@@ -80,3 +91,43 @@ export async function prepareUserChanges(input: Partial<NewUser>): Promise<UserC
   if (input.picture !== undefined) changes.picture = input.picture;
   return changes;
 }
+
+// The users resource (/api/users): list and read for everyone in the tenant, changes by owners.
+const presentUser = (row: UserRow): Static<typeof User> => ({
+  id: row.id,
+  name: row.name,
+  firstname: row.firstname,
+  lastname: row.lastname,
+  picture: row.picture,
+  username: row.username,
+  role: row.role,
+});
+
+export async function getUser(ctx: RequestContext, id: number) {
+  const row = await findUserById(ctx.scope, id);
+  if (!row) throw notFound();
+  return presentUser(row);
+}
+
+export const userResourceService = {
+  async list(ctx: RequestContext, query: PageQuery) {
+    const { rows, total } = await listLive(ctx.scope, 'users', query);
+    return { items: rows.map(presentUser), total };
+  },
+  get: getUser,
+  async create(ctx: RequestContext, input: Static<typeof UserCreate>) {
+    const row = await createUser(ctx, ctx.scope, { ...input, role: input.role ?? 'staff' });
+    return presentUser(row);
+  },
+  async update(ctx: RequestContext, id: number, input: Static<typeof UserUpdate>) {
+    // An owner cannot demote themself: a tenant must keep an owner who can manage it.
+    if (id === ctx.user.id && input.role === 'staff') throw conflict('users.self_change');
+    const changes = await prepareUserChanges(input);
+    if (!(await updateUserRow(ctx.scope, id, changes, ctx.clock.now()))) throw notFound();
+    return getUser(ctx, id);
+  },
+  async remove(ctx: RequestContext, id: number) {
+    if (id === ctx.user.id) throw conflict('users.self_change');
+    if (!(await softDeleteUser(ctx.scope, id, ctx.clock.now()))) throw notFound();
+  },
+};

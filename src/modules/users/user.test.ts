@@ -44,6 +44,8 @@ forEachDialect('users resource', (database) => {
     assertErrorShape(create.body, 403);
     assert.equal((await staff.put(`/api/users/${staffId}`, { json: { firstname: 'x' } })).status, 403);
     assert.equal((await staff.delete(`/api/users/${tenant.owner.id}`)).status, 403);
+    // The role decides before the body is looked at.
+    assert.equal((await staff.post('/api/users', { json: { role: 'king' } })).status, 403);
   });
 
   it('owners create users who log in, change passwords, and delete users (who then cannot log in)', async () => {

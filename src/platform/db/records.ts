@@ -12,12 +12,10 @@ import {
 import { insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Database } from './types.js';
 
-export type RecordTable = Exclude<
-  {
-    [K in keyof Database]: Database[K] extends { tenant_id: number; deleted_at: number | null } ? K : never;
-  }[keyof Database],
-  never
->;
+/** Tenant-owned tables with soft delete. */
+export type RecordTable = {
+  [K in keyof Database]: Database[K] extends { tenant_id: number; deleted_at: number | null } ? K : never;
+}[keyof Database];
 
 export interface PageRequest {
   /** From 0. */

@@ -124,7 +124,8 @@ export function resourceRoutes<
         ? Type.Object({ data: schemas.item })
         : Type.Array(schemas.item, { maxItems: 1 });
     const errors = (...codes: number[]) => Object.fromEntries(codes.map((code) => [code, ErrorAnswer]));
-    const writeGuard = def.ownerOnlyWrites ? { preHandler: requireOwner } : {};
+    // onRequest, after the app's auth hook: staff get a 403 before their body is even validated.
+    const writeGuard = def.ownerOnlyWrites ? { onRequest: requireOwner } : {};
     const writeErrors = def.ownerOnlyWrites ? [401, 403, 404, 422] : [401, 404, 422];
     const preValidation = async (request: FastifyRequest) => {
       rejectNulCharacters(request.query, '');
@@ -162,14 +163,13 @@ export function resourceRoutes<
 
     const detailPaths = [`${path}/:id`, ...(def.gluedDetailPath ? [`${path}:id(^\\d+$)`] : [])];
     for (const [index, detailPath] of detailPaths.entries()) {
-      const hide = index > 0; // the glued form is documented on the slash form
-      const alt = def.gluedDetailPath ? ` Also answered at ${path}{id} (without the slash).` : '';
+      // The form without the slash (`/api/crop/season7`) is the same operation, documented as such.
+      const alt = index > 0 ? ` Same as ${path}/{id}.` : def.gluedDetailPath ? ` Also at ${path}{id}.` : '';
       app.get(
         detailPath,
         {
           preValidation,
           schema: {
-            hide,
             tags: [tag],
             summary: `One ${noun}`,
             description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
@@ -188,7 +188,6 @@ export function resourceRoutes<
             preValidation,
             ...writeGuard,
             schema: {
-              hide,
               tags: [tag],
               summary: `Change a ${noun}`,
               description:
@@ -223,7 +222,6 @@ export function resourceRoutes<
           preValidation,
           ...writeGuard,
           schema: {
-            hide,
             tags: [tag],
             summary: `Delete a ${noun}`,
             description: `Soft delete (extension): the record leaves lists and details.${alt}`,
