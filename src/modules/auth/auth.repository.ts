@@ -92,6 +92,15 @@ export async function revokeAccessToken(scope: Scope, tokenId: number, now: numb
     .execute();
 }
 
+/** Ends every session of a user (after a password change). */
+export async function revokeUserTokens(scope: Scope, userId: number, now: number): Promise<void> {
+  await updateScoped(scope, 'access_tokens')
+    .set({ revoked_at: now })
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
 // Login attempts, shared by every API process through the database.
 
 export async function countAttempts(

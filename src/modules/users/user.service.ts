@@ -1,9 +1,10 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
 import { listLive } from '../../platform/db/records.js';
-import type { Scope } from '../../platform/db/scope.js';
+import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { conflict, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
 import type { PageQuery, RequestContext } from '../../platform/http/resource.js';
+import { revokeUserTokens } from '../auth/auth.repository.js';
 import { hashPassword } from '../auth/password.js';
 import {
   findUserById,
@@ -123,7 +124,11 @@ export const userResourceService = {
     // An owner cannot demote themself: a tenant must keep an owner who can manage it.
     if (id === ctx.user.id && input.role === 'staff') throw conflict('users.self_change');
     const changes = await prepareUserChanges(input);
-    if (!(await updateUserRow(ctx.scope, id, changes, ctx.clock.now()))) throw notFound();
+    await inTransaction(ctx.scope, async (tx) => {
+      if (!(await updateUserRow(tx, id, changes, ctx.clock.now()))) throw notFound();
+      // A new password ends every session opened with the old one, the caller's own included.
+      if (changes.password_hash !== undefined) await revokeUserTokens(tx, id, ctx.clock.now());
+    });
     return getUser(ctx, id);
   },
   async remove(ctx: RequestContext, id: number) {

@@ -63,8 +63,15 @@ forEachDialect('users resource', (database) => {
       username: 'lan.nguyen',
       role: 'staff',
     });
-    await loginToken(t.url, tenant.code, { username: 'lan.nguyen', password: 'first-password' });
+    const oldToken = await loginToken(t.url, tenant.code, {
+      username: 'lan.nguyen',
+      password: 'first-password',
+    });
+    await owner.put(`/api/users/${user.id}`, { json: { name: 'Lan N.' } });
+    assert.equal((await request(t.url, 'GET', '/api/auth/me', { token: oldToken })).status, 200);
     await owner.put(`/api/users/${user.id}`, { json: { password: 'second-password', role: 'owner' } });
+    // A new password ends the sessions opened with the old one.
+    assert.equal((await request(t.url, 'GET', '/api/auth/me', { token: oldToken })).status, 401);
     const token = await loginToken(t.url, tenant.code, {
       username: 'lan.nguyen',
       password: 'second-password',
