@@ -3,6 +3,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { type AllowList, isLocalhostName, refusedAddressReason, urlShapeProblem } from './address-guard.js';
@@ -158,7 +159,8 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
       break;
     }
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  // A character cut at the 1 KB boundary is left out rather than replaced.
+  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES));
 }
 
 function isTimeout(err: unknown): boolean {
