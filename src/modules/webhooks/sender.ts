@@ -63,7 +63,7 @@ export interface Sender {
 
 export function createSender(options: SenderOptions): Sender {
   const { allowList, timeoutMs } = options;
-  const ca = options.caFile ? [...rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
+  const ca = options.caFile ? [...rootCertificates, readCaFile(options.caFile)] : undefined;
   const baseConnect = buildConnector({
     timeout: timeoutMs,
     lookup: guardedLookup(allowList),
@@ -145,6 +145,16 @@ export function createSender(options: SenderOptions): Sender {
     },
     close: () => agent.close(),
   };
+}
+
+function readCaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `WEBHOOK_CA_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
 }
 
 async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
