@@ -368,7 +368,7 @@ async function serve(args: string[]): Promise<number> {
           db: database.db,
           clock: systemClock,
           intervalMs: config.iotSweepIntervalMs,
-          logger: log.child({ service: 'iot-offline-sweeper' }),
+          logger: app.log.child({ service: 'iot-offline-sweeper' }),
         }),
       );
     }
