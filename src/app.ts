@@ -13,6 +13,7 @@ import { installErrorHandling } from './platform/http/error-handler.js';
 import { parseQueryString, registerFormBodyParser } from './platform/http/lenient-input.js';
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { DEFAULT_WEB_DIST_DIR, webScreenRoutes } from './platform/http/web-screen.js';
 
 export interface AppDeps {
   config: Config;
@@ -20,6 +21,8 @@ export interface AppDeps {
   clock: Clock;
   /** Fastify logger options; false in tests unless asked. */
   logger?: FastifyServerOptions['logger'];
+  /** The built management screen served under /manage/; web/dist unless told. */
+  webDistDir?: string;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -59,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const core = { db, clock: deps.clock, config: deps.config };
   await app.register(healthRoutes, { deps: { db } });
   await app.register(authRoutes, { deps: core });
+  await app.register(webScreenRoutes, { distDir: deps.webDistDir ?? DEFAULT_WEB_DIST_DIR });
 
   return app;
 }
