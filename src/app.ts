@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { resolveToken } from './modules/auth/auth.service.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 import { registerAuth } from './platform/http/auth.js';
@@ -19,6 +20,8 @@ export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
   clock: Clock;
+  /** FURROW_SECRET_KEY (or the key file): encrypts webhook secrets at rest. */
+  secretKey: Buffer;
   /** Fastify logger options; false in tests unless asked. */
   logger?: FastifyServerOptions['logger'];
   /** The built management screen served under /manage/; web/dist unless told. */
@@ -62,6 +65,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const core = { db, clock: deps.clock, config: deps.config };
   await app.register(healthRoutes, { deps: { db } });
   await app.register(authRoutes, { deps: core });
+  await app.register(webhookRoutes, { deps: { ...core, secretKey: deps.secretKey } });
   await app.register(webScreenRoutes, { distDir: deps.webDistDir ?? DEFAULT_WEB_DIST_DIR });
 
   return app;

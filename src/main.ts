@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
+import type { BackgroundService } from './platform/background.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 
@@ -20,6 +21,8 @@ const load = {
   i18n: () => import('./platform/i18n.js'),
   logging: () => import('./platform/http/logging.js'),
   secretKey: () => import('./platform/secret-key.js'),
+  background: () => import('./platform/background.js'),
+  webhookWorker: () => import('./modules/webhooks/worker.js'),
 };
 
 type Command = (args: string[]) => Promise<number>;
@@ -304,6 +307,8 @@ async function serve(args: string[]): Promise<number> {
   const { loadOrCreateSecretKey } = await load.secretKey();
   const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
   const database = openDatabase(config.databaseUrl, { maxConnections: 10 });
+  const { startAll, stopAll } = await load.background();
+  const services: BackgroundService[] = [];
   let app: FastifyInstance | undefined;
   try {
     if (database.dialect === 'sqlite' || values.migrate) {
@@ -322,6 +327,7 @@ async function serve(args: string[]): Promise<number> {
       config,
       database,
       clock: systemClock,
+      secretKey: secret.key,
       logger: loggerOptions(config.logLevel),
     });
     if (secret.source === 'created') app.log.info(`created a new secret key in ${config.dataDir}/secret.key`);
@@ -331,11 +337,32 @@ async function serve(args: string[]): Promise<number> {
         'WEBHOOK_ALLOW_PRIVATE_HOSTS exempts these hosts from the public-address rule',
       );
     }
+    if (config.webhookCaFile) {
+      app.log.warn(
+        { file: config.webhookCaFile },
+        'WEBHOOK_CA_FILE adds these certificates to the ones trusted for webhook receivers',
+      );
+    }
     if (role !== 'worker') {
       await app.listen({ port: config.port, host: config.host });
     } else {
       await app.ready();
     }
+    // Background work of roles all and worker; one line per service.
+    if (role !== 'api') {
+      const { createDeliveryWorker } = await load.webhookWorker();
+      const log = app.log;
+      services.push(
+        createDeliveryWorker({
+          database,
+          clock: systemClock,
+          config,
+          secretKey: secret.key,
+          logger: log.child({ service: 'webhooks' }),
+        }),
+      );
+    }
+    await startAll(services);
     app.log.info(
       { role, database: database.dialect },
       role === 'worker'
@@ -343,6 +370,7 @@ async function serve(args: string[]): Promise<number> {
         : `furrow listening on http://${config.host}:${config.port} (API reference at /docs)`,
     );
   } catch (err) {
+    await stopAll(services);
     await app?.close();
     await database.close();
     throw err;
@@ -356,7 +384,8 @@ async function serve(args: string[]): Promise<number> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  await app.close();
+  // Requests and deliveries in flight finish before the database closes.
+  await Promise.all([app.close(), stopAll(services)]);
   await database.close();
   return 0;
 }

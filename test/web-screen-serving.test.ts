@@ -24,6 +24,7 @@ async function appServing(distDir: string, logSink?: Writable) {
   await migrateToLatest(database.db);
   const app = await buildApp({
     config: loadConfig({ DATABASE_URL: url }),
+    secretKey: Buffer.alloc(32, 7),
     database,
     clock: new ManualClock(),
     logger: logSink ? loggerOptions('info', logSink) : false,

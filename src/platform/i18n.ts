@@ -41,6 +41,13 @@ const en = {
   'field.invalid': 'is invalid',
   'field.not_found': 'does not exist',
   'field.taken': 'is already taken',
+  // Webhooks
+  'webhook.url.invalid': 'is not a valid URL',
+  'webhook.url.https_required': 'must use https',
+  'webhook.url.credentials': 'must not contain a user name or password',
+  'webhook.url.unresolvable': 'names a host that does not resolve ({host})',
+  'webhook.url.private_address': 'points to a non-public address: {address} is {reason}',
+  'webhook.delivery_in_progress': 'This delivery is still queued; it can be redelivered once it has finished',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -82,6 +89,13 @@ const vi: Record<MessageKey, string> = {
   'field.invalid': 'không hợp lệ',
   'field.not_found': 'không tồn tại',
   'field.taken': 'đã được sử dụng',
+  // Webhooks
+  'webhook.url.invalid': 'không phải URL hợp lệ',
+  'webhook.url.https_required': 'phải dùng https',
+  'webhook.url.credentials': 'không được chứa tên đăng nhập hoặc mật khẩu',
+  'webhook.url.unresolvable': 'có tên máy chủ không phân giải được ({host})',
+  'webhook.url.private_address': 'trỏ tới địa chỉ không công khai: {address} là {reason}',
+  'webhook.delivery_in_progress': 'Lần gửi này vẫn đang chờ; chỉ gửi lại được sau khi đã kết thúc',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };

@@ -37,13 +37,8 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
   async function screen(options: { viewport?: { width: number; height: number }; locale?: string } = {}) {
     const s = await openScreen(browser, t.url, { outputDir: OUTPUT, ...options });
     open.push(s);
-    // TEMPORARY until the webhook management API is merged: an empty list in its documented shape.
-    if (!webhookApiExists) {
-      await s.page.route('**/api/webhooks', (route) => route.fulfill({ json: [] }));
-    }
     return s;
   }
-  let webhookApiExists = false;
 
   before(async () => {
     ensureWebBuilt();
@@ -52,7 +47,6 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     farm = await makeTenant(t.database.db);
     staff = await makeUser(t.database.db, farm, 'staff');
     browser = await launchBrowser();
-    webhookApiExists = (await request(t.url, 'GET', '/api/webhooks')).status !== 404;
   });
   afterEach(async () => {
     // Every page of the test must have stayed free of console errors.

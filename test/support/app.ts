@@ -6,6 +6,9 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 
+/** The secret key of test apps (and of worker processes that share their database). */
+export const TEST_SECRET_KEY_HEX = 'a1'.repeat(32);
+
 export interface TestApp {
   app: FastifyInstance;
   url: string;
@@ -24,11 +27,16 @@ export interface TestAppOptions {
 }
 
 export async function startTestApp(databaseUrl: string, options: TestAppOptions = {}): Promise<TestApp> {
-  const config = loadConfig({ DATABASE_URL: databaseUrl, ...options.env });
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    FURROW_SECRET_KEY: TEST_SECRET_KEY_HEX,
+    ...options.env,
+  });
   const database = openDatabase(databaseUrl, { maxConnections: 5 });
   await migrateToLatest(database.db);
   const clock = options.clock ?? new ManualClock(Date.now());
-  const app = await buildApp({ config, database, clock, logger: options.logger ?? false });
+  const secretKey = config.secretKey!;
+  const app = await buildApp({ config, database, clock, secretKey, logger: options.logger ?? false });
   options.extend?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

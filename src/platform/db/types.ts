@@ -2,10 +2,11 @@
 // Each feature area declares its tables in tables/<area>.ts; Database is their union.
 import type { Kysely, Transaction } from 'kysely';
 import type { FoundationTables } from './tables/foundation.js';
+import type { WebhookTables } from './tables/webhooks.js';
 
 export type { AccessTokensTable, LoginAttemptsTable, TenantsTable, UsersTable } from './tables/foundation.js';
 
-export interface Database extends FoundationTables {}
+export interface Database extends FoundationTables, WebhookTables {}
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type DialectName = 'sqlite' | 'postgres';

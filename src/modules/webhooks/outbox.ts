@@ -1,0 +1,86 @@
+// The transactional outbox: event sources call emitEvent inside their own transaction, so the
+// change and its deliveries commit together or not at all. Nothing is sent from here.
+import type { Clock } from '../../platform/clock.js';
+import { inTransaction, type Scope } from '../../platform/db/scope.js';
+import { prefixedId } from '../../platform/ids.js';
+import { notifyDeliveryWorkers } from './delivery-queue.js';
+import { baseRequestHeaders, type EventType, serializeEnvelope, subscribes } from './events.js';
+import { type DeliveryInsert, insertDeliveries, listEndpoints } from './webhook.repository.js';
+
+export type { EventType } from './events.js';
+export { EVENT_TYPES } from './events.js';
+
+export interface OutboxDeps {
+  clock: Clock;
+}
+
+/**
+ * Writes one delivery of `type` per endpoint of the tenant that subscribes to it: `pending` for
+ * active endpoints, `held` for paused ones. Each body is serialized here, once. Workers wake up when
+ * the caller's transaction commits. Answers the delivery ids (msg_…).
+ */
+export async function emitEvent(
+  deps: OutboxDeps,
+  scope: Scope,
+  type: EventType,
+  data: Record<string, unknown>,
+): Promise<string[]> {
+  return inTransaction(scope, async (tx) => {
+    const endpoints = (await listEndpoints(tx)).filter((e) => subscribes(JSON.parse(e.events), type));
+    if (endpoints.length === 0) return [];
+    const tenant = await tx.db
+      .selectFrom('tenants')
+      .select('code')
+      .where('id', '=', tx.tenantId)
+      .executeTakeFirstOrThrow();
+    const now = deps.clock.now();
+    const rows = endpoints.map((endpoint) =>
+      newDeliveryRow({
+        endpointId: endpoint.id,
+        type,
+        workspaceId: tenant.code,
+        data,
+        now,
+        held: endpoint.status === 'paused',
+      }),
+    );
+    await insertDeliveries(tx, rows);
+    if (rows.some((r) => r.status === 'pending')) await notifyDeliveryWorkers(tx.db);
+    return rows.map((r) => r.public_id);
+  });
+}
+
+export function newDeliveryRow(input: {
+  endpointId: number;
+  type: string;
+  workspaceId: string;
+  data: unknown;
+  now: number;
+  held?: boolean;
+  /** webhook.test: one attempt, never counted toward pausing. */
+  test?: boolean;
+}): DeliveryInsert {
+  const id = prefixedId('msg');
+  return {
+    endpoint_id: input.endpointId,
+    public_id: id,
+    event_type: input.type,
+    body: serializeEnvelope({
+      id,
+      type: input.type,
+      workspaceId: input.workspaceId,
+      occurredAt: input.now,
+      data: input.data,
+    }),
+    status: input.held ? 'held' : 'pending',
+    attempt_count: 0,
+    max_attempts: input.test ? 1 : null,
+    counts_toward_pause: input.test ? 0 : 1,
+    next_attempt_at: input.held ? null : input.now,
+    lease_owner: null,
+    lease_until: null,
+    request_headers: JSON.stringify(baseRequestHeaders(id, input.type)),
+    created_at: input.now,
+    finished_at: null,
+  };
+}

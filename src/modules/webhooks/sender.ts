@@ -1,0 +1,180 @@
+// Outgoing HTTP for deliveries: undici with keep-alive, a hard timeout, no redirects, at most 1 KB
+// of the answer read, and the public-address rule applied to the address actually dialled.
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { readFileSync } from 'node:fs';
+import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import { Agent, buildConnector, request } from 'undici';
+import { type AllowList, isLocalhostName, refusedAddressReason } from './address-guard.js';
+
+export const RESPONSE_EXCERPT_BYTES = 1024;
+
+export class RefusedAddressError extends Error {
+  readonly code = 'EFURROW_REFUSED_ADDRESS';
+  constructor(address: string, reason: string) {
+    super(`refused to connect to ${address}: not a public address (${reason})`);
+  }
+}
+
+/** A dns.lookup that fails when any address of the host may not be dialled. */
+export function guardedLookup(allowList: AllowList): LookupFunction {
+  return (hostname, options, callback) => {
+    if (isLocalhostName(hostname) && !allowList.hasName(hostname)) {
+      return callback(new RefusedAddressError(hostname, 'loopback'), '', 0);
+    }
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as LookupAddress[];
+      if (!allowList.hasName(hostname)) {
+        for (const { address } of list) {
+          const why = refusedAddressReason(address, allowList);
+          if (why) return callback(new RefusedAddressError(address, why), '', 0);
+        }
+      }
+      if (options.all) return (callback as any)(null, list);
+      const first = list[0];
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+export interface SenderOptions {
+  timeoutMs: number;
+  allowList: AllowList;
+  /** WEBHOOK_CA_FILE: extra trusted CA certificates (PEM). */
+  caFile?: string | undefined;
+}
+
+export interface SendResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+  durationMs: number;
+}
+
+export interface Sender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+export function createSender(options: SenderOptions): Sender {
+  const { allowList, timeoutMs } = options;
+  const ca = options.caFile ? [...rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
+  const baseConnect = buildConnector({
+    timeout: timeoutMs,
+    lookup: guardedLookup(allowList),
+    ...(ca ? { ca } : {}),
+  } as buildConnector.BuildOptions);
+
+  // Hosts written as IP addresses never reach lookup; every connection's peer is checked again.
+  const connect: buildConnector.connector = (opts, callback) => {
+    const host = opts.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && !allowList.hasName(host)) {
+      const why = refusedAddressReason(host, allowList);
+      if (why) return callback(new RefusedAddressError(host, why), null);
+    }
+    return baseConnect(opts, (err, socket) => {
+      if (err || !socket) return callback(err, null);
+      const peer = socket.remoteAddress;
+      const why = peer && !allowList.hasName(host) ? refusedAddressReason(peer, allowList) : null;
+      if (why) {
+        socket.destroy();
+        return callback(new RefusedAddressError(peer!, why), null);
+      }
+      return callback(null, socket);
+    });
+  };
+
+  const agent = new Agent({
+    connect,
+    keepAliveTimeout: 10_000,
+    connections: 16,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+
+  return {
+    async send(url, headers, body) {
+      const started = performance.now();
+      const signal = AbortSignal.timeout(timeoutMs);
+      const elapsed = () => performance.now() - started;
+      try {
+        // undici never follows redirects without its redirect interceptor: a 3xx is an answer.
+        const response = await request(url, { method: 'POST', headers, body, dispatcher: agent, signal });
+        const excerpt = await readExcerpt(response.body);
+        const status = response.statusCode;
+        const ok = status >= 200 && status < 300;
+        let error: string | null = null;
+        if (status >= 300 && status < 400) {
+          const location = response.headers.location;
+          error = `redirect (${status}) not followed${typeof location === 'string' ? ` to ${location.slice(0, 200)}` : ''}`;
+        } else if (!ok) {
+          error = `receiver answered HTTP ${status}`;
+        }
+        return { ok, statusCode: status, error, responseExcerpt: excerpt, durationMs: elapsed() };
+      } catch (err) {
+        const timedOut = signal.aborted || isTimeout(err);
+        return {
+          ok: false,
+          statusCode: null,
+          error: timedOut ? `timed out after ${timeoutMs} ms` : describeError(err),
+          responseExcerpt: null,
+          durationMs: elapsed(),
+        };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_EXCERPT_BYTES) {
+      // The rest of the answer is not read; the connection is dropped instead.
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+}
+
+function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return (
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    (err as Error)?.name === 'TimeoutError'
+  );
+}
+
+function describeError(err: unknown): string {
+  let current = err as (Error & { code?: string; cause?: unknown }) | undefined;
+  // undici wraps the socket's error; the innermost one says what happened.
+  while (current?.cause instanceof Error) current = current.cause as Error & { code?: string };
+  if (current instanceof RefusedAddressError) return current.message;
+  const code = current?.code;
+  const known: Record<string, string> = {
+    ECONNREFUSED: 'connection refused',
+    ECONNRESET: 'connection reset by the receiver',
+    ENOTFOUND: 'host not found',
+    EAI_AGAIN: 'host name lookup failed',
+    EHOSTUNREACH: 'host unreachable',
+    ENETUNREACH: 'network unreachable',
+    UND_ERR_SOCKET: 'connection closed by the receiver',
+    DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate is self-signed and not trusted',
+    SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate chain is not trusted',
+    UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate is not trusted',
+    ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+    CERT_HAS_EXPIRED: 'TLS certificate has expired',
+  };
+  const text = (code && known[code]) ?? current?.message ?? String(err);
+  return code ? `${text} (${code})` : text;
+}

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { signatureVector } from '../../../test/support/vectors.js';
+import { decryptSecret, encryptSecret, newWebhookSecret, signPayload } from './signing.js';
+
+const vector = signatureVector;
+
+describe('webhook signing', () => {
+  it('reproduces the worked example of the README (vectors/signature.json)', () => {
+    const type = (JSON.parse(vector.body) as { type: string }).type;
+    const headers = signPayload(
+      vector.secret,
+      { id: vector.id, eventType: type, body: vector.body },
+      Number(vector.timestamp),
+    );
+    assert.deepEqual(headers, vector.expected_headers);
+  });
+
+  it('is verified by the standardwebhooks package, as a receiver would', () => {
+    const secret = newWebhookSecret();
+    const body = JSON.stringify({ id: 'msg_x', type: 'iot.device.offline', data: { device_id: 1 } });
+    const now = Math.floor(Date.now() / 1000);
+    const headers = signPayload(secret, { id: 'msg_x', eventType: 'iot.device.offline', body }, now);
+    const receiver = new Webhook(secret);
+    assert.deepEqual(receiver.verify(body, headers), JSON.parse(body));
+    assert.throws(() => receiver.verify(`${body} `, headers));
+    assert.throws(() => new Webhook(newWebhookSecret()).verify(body, headers));
+  });
+
+  it('makes secrets of whsec_ and 32 random bytes', () => {
+    const secret = newWebhookSecret();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    assert.equal(Buffer.from(secret.slice(6), 'base64').length, 32);
+    assert.notEqual(secret, newWebhookSecret());
+  });
+
+  it('encrypts secrets at rest, bound to their endpoint', () => {
+    const key = randomBytes(32);
+    const secret = newWebhookSecret();
+    const stored = encryptSecret(key, secret, 'ep_1');
+    assert.ok(!stored.includes(secret.slice(6, 20)));
+    assert.notEqual(stored, encryptSecret(key, secret, 'ep_1'));
+    assert.equal(decryptSecret(key, stored, 'ep_1'), secret);
+    assert.throws(() => decryptSecret(key, stored, 'ep_2'));
+    assert.throws(() => decryptSecret(randomBytes(32), stored, 'ep_1'));
+  });
+});

@@ -1,0 +1,72 @@
+// Webhook secrets and signatures. A secret is `whsec_` + base64 of 32 random bytes, kept
+// encrypted at rest (AES-256-GCM under FURROW_SECRET_KEY). Every attempt is signed afresh with
+// two header sets: Furrow's X-Service-* and the Standard Webhooks ones.
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+export const SECRET_PREFIX = 'whsec_';
+
+export function newWebhookSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64');
+}
+
+export interface SignedHeaders {
+  'X-Service-Event': string;
+  'X-Service-Delivery': string;
+  'X-Service-Timestamp': string;
+  'X-Service-Signature': string;
+  'webhook-id': string;
+  'webhook-timestamp': string;
+  'webhook-signature': string;
+}
+
+/** X-Service-Signature: HMAC-SHA256 keyed with the whole secret string over `timestamp.body`. */
+export function serviceSignature(secret: string, timestamp: string, body: string): string {
+  return `sha256=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/** webhook-signature: HMAC-SHA256 keyed with the decoded secret over `id.timestamp.body`. */
+export function standardSignature(secret: string, id: string, timestamp: string, body: string): string {
+  const key = Buffer.from(
+    secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret,
+    'base64',
+  );
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+export function signPayload(
+  secret: string,
+  message: { id: string; eventType: string; body: string },
+  timestampSeconds: number,
+): SignedHeaders {
+  const timestamp = String(timestampSeconds);
+  return {
+    'X-Service-Event': message.eventType,
+    'X-Service-Delivery': message.id,
+    'X-Service-Timestamp': timestamp,
+    'X-Service-Signature': serviceSignature(secret, timestamp, message.body),
+    'webhook-id': message.id,
+    'webhook-timestamp': timestamp,
+    'webhook-signature': standardSignature(secret, message.id, timestamp, message.body),
+  };
+}
+
+const CIPHER_VERSION = 'v1';
+
+/** AES-256-GCM; the endpoint id is bound as associated data, so a ciphertext cannot be moved. */
+export function encryptSecret(key: Buffer, secret: string, endpointId: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  return `${CIPHER_VERSION}:${Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64')}`;
+}
+
+export function decryptSecret(key: Buffer, stored: string, endpointId: string): string {
+  const [version, payload] = stored.split(':');
+  if (version !== CIPHER_VERSION || !payload) throw new Error('unknown webhook secret format');
+  const raw = Buffer.from(payload, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAAD(Buffer.from(endpointId, 'utf8'));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}

@@ -1,0 +1,139 @@
+// Tenant-scoped reads and writes of webhook endpoints and deliveries (the management API's side).
+// The worker's queue statements are in delivery-queue.ts.
+import type { Insertable, Selectable } from 'kysely';
+import {
+  deleteScoped,
+  insertScoped,
+  type Scope,
+  selectScoped,
+  updateScoped,
+} from '../../platform/db/scope.js';
+import type {
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../../platform/db/tables/webhooks.js';
+
+export type EndpointRow = Selectable<WebhookEndpointsTable>;
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+export type DeliveryInsert = Omit<Insertable<WebhookDeliveriesTable>, 'tenant_id' | 'id'>;
+
+export async function insertEndpoint(
+  scope: Scope,
+  row: Omit<Insertable<WebhookEndpointsTable>, 'tenant_id' | 'id'>,
+): Promise<EndpointRow> {
+  return insertScoped(scope, 'webhook_endpoints', row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function findEndpoint(scope: Scope, publicId: string): Promise<EndpointRow | undefined> {
+  return selectScoped(scope, 'webhook_endpoints')
+    .selectAll()
+    .where('public_id', '=', publicId)
+    .executeTakeFirst();
+}
+
+export async function listEndpoints(scope: Scope): Promise<EndpointRow[]> {
+  return selectScoped(scope, 'webhook_endpoints').selectAll().orderBy('id').execute();
+}
+
+export async function updateEndpoint(
+  scope: Scope,
+  id: number,
+  patch: Partial<Omit<Insertable<WebhookEndpointsTable>, 'tenant_id' | 'id' | 'public_id'>>,
+): Promise<EndpointRow> {
+  return updateScoped(scope, 'webhook_endpoints')
+    .set(patch)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteEndpoint(scope: Scope, id: number): Promise<void> {
+  // Deliveries and attempts go with it (ON DELETE CASCADE).
+  await deleteScoped(scope, 'webhook_endpoints').where('id', '=', id).execute();
+}
+
+/** held deliveries per endpoint id. */
+export async function countHeld(scope: Scope, endpointIds: number[]): Promise<Map<number, number>> {
+  if (endpointIds.length === 0) return new Map();
+  const rows = await selectScoped(scope, 'webhook_deliveries')
+    .select((eb) => ['endpoint_id', eb.fn.countAll<number | string>().as('n')])
+    .where('endpoint_id', 'in', endpointIds)
+    .where('status', '=', 'held')
+    .groupBy('endpoint_id')
+    .execute();
+  return new Map(rows.map((r) => [r.endpoint_id, Number(r.n)]));
+}
+
+export async function insertDeliveries(scope: Scope, rows: DeliveryInsert[]): Promise<void> {
+  if (rows.length === 0) return;
+  await insertScoped(scope, 'webhook_deliveries', rows).execute();
+}
+
+export async function findDelivery(
+  scope: Scope,
+  endpointId: number,
+  publicId: string,
+): Promise<DeliveryRow | undefined> {
+  return selectScoped(scope, 'webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('public_id', '=', publicId)
+    .executeTakeFirst();
+}
+
+export async function listDeliveries(
+  scope: Scope,
+  endpointId: number,
+  limit: number,
+): Promise<DeliveryRow[]> {
+  return selectScoped(scope, 'webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+export async function attemptsOf(scope: Scope, deliveryIds: number[]): Promise<AttemptRow[]> {
+  if (deliveryIds.length === 0) return [];
+  return selectScoped(scope, 'webhook_attempts')
+    .selectAll()
+    .where('delivery_id', 'in', deliveryIds)
+    .orderBy('delivery_id')
+    .orderBy('number')
+    .execute();
+}
+
+/** A finished delivery goes back on the queue for one more attempt (same id, same body). */
+export async function requeueForRedelivery(
+  scope: Scope,
+  delivery: DeliveryRow,
+  now: number,
+): Promise<boolean> {
+  const result = await updateScoped(scope, 'webhook_deliveries')
+    .set({
+      status: 'pending',
+      max_attempts: delivery.attempt_count + 1,
+      counts_toward_pause: 0,
+      next_attempt_at: now,
+      finished_at: null,
+      lease_owner: null,
+      lease_until: null,
+    })
+    .where('id', '=', delivery.id)
+    .where('status', 'in', ['succeeded', 'failed'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Re-enabling an endpoint: its held deliveries become due now, in the order they were created. */
+export async function releaseHeldDeliveries(scope: Scope, endpointId: number, now: number): Promise<number> {
+  const result = await updateScoped(scope, 'webhook_deliveries')
+    .set({ status: 'pending', next_attempt_at: now })
+    .where('endpoint_id', '=', endpointId)
+    .where('status', '=', 'held')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -1,0 +1,283 @@
+// The management API's logic: endpoints with their secrets, test messages, redelivery, enable.
+import type { Config } from '../../config.js';
+import type { Clock } from '../../platform/clock.js';
+import { inTransaction, type Scope } from '../../platform/db/scope.js';
+import { conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { prefixedId } from '../../platform/ids.js';
+import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
+import { notifyDeliveryWorkers } from './delivery-queue.js';
+import { TEST_EVENT_TYPE } from './events.js';
+import { newDeliveryRow } from './outbox.js';
+import { encryptSecret, newWebhookSecret } from './signing.js';
+import {
+  type AttemptRow,
+  attemptsOf,
+  countHeld,
+  type DeliveryRow,
+  deleteEndpoint,
+  type EndpointRow,
+  findDelivery,
+  findEndpoint,
+  insertDeliveries,
+  insertEndpoint,
+  listDeliveries,
+  listEndpoints,
+  releaseHeldDeliveries,
+  requeueForRedelivery,
+  updateEndpoint,
+} from './webhook.repository.js';
+
+export interface WebhookDeps {
+  clock: Clock;
+  config: Pick<Config, 'webhookAllowPrivateHosts'>;
+  secretKey: Buffer;
+  resolver?: Resolver;
+}
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string;
+  status: 'active' | 'paused';
+  paused_reason: string | null;
+  consecutive_failures: number;
+  held_count: number;
+  created_at: string;
+  updated_at: string;
+  secret?: string;
+}
+
+export interface Delivery {
+  id: string;
+  event_type: string;
+  status: DeliveryRow['status'];
+  attempt_count: number;
+  next_attempt_at: string | null;
+  created_at: string;
+  request: { headers: Record<string, string>; body: string };
+  attempts: {
+    number: number;
+    started_at: string;
+    duration_ms: number;
+    status_code: number | null;
+    error: string | null;
+    response_excerpt: string | null;
+  }[];
+}
+
+export interface EndpointInput {
+  url: string;
+  events: string[];
+  description?: string;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function toEndpoint(row: EndpointRow, heldCount: number, secret?: string): Endpoint {
+  return {
+    id: row.public_id,
+    url: row.url,
+    events: JSON.parse(row.events) as string[],
+    description: row.description,
+    status: row.status,
+    paused_reason: row.paused_reason,
+    consecutive_failures: row.consecutive_failures,
+    held_count: heldCount,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    ...(secret === undefined ? {} : { secret }),
+  };
+}
+
+function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): Delivery {
+  return {
+    id: row.public_id,
+    event_type: row.event_type,
+    status: row.status,
+    attempt_count: row.attempt_count,
+    next_attempt_at: row.next_attempt_at === null ? null : iso(row.next_attempt_at),
+    created_at: iso(row.created_at),
+    request: { headers: JSON.parse(row.request_headers) as Record<string, string>, body: row.body },
+    attempts: attempts.map((a) => ({
+      number: a.number,
+      started_at: iso(a.started_at),
+      duration_ms: a.duration_ms,
+      status_code: a.status_code,
+      error: a.error,
+      response_excerpt: a.response_excerpt,
+    })),
+  };
+}
+
+async function assertReceivingUrl(deps: WebhookDeps, url: string): Promise<void> {
+  const problem = await checkReceivingUrl(
+    url,
+    new AllowList(deps.config.webhookAllowPrivateHosts),
+    deps.resolver ?? systemResolver,
+  );
+  if (problem) throw validationFailed([{ field: 'url', message: problem.key, params: problem.params }]);
+}
+
+/** Events without duplicates; "*" alone when it is selected. */
+function normalizeEvents(events: string[]): string[] {
+  const unique = [...new Set(events)];
+  return unique.includes('*') ? ['*'] : unique;
+}
+
+async function requireEndpoint(scope: Scope, id: string): Promise<EndpointRow> {
+  const row = await findEndpoint(scope, id);
+  if (!row) throw notFound();
+  return row;
+}
+
+async function heldCountOf(scope: Scope, row: EndpointRow): Promise<number> {
+  return (await countHeld(scope, [row.id])).get(row.id) ?? 0;
+}
+
+export async function listWebhookEndpoints(scope: Scope): Promise<Endpoint[]> {
+  const rows = await listEndpoints(scope);
+  const held = await countHeld(
+    scope,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => toEndpoint(r, held.get(r.id) ?? 0));
+}
+
+export async function getWebhookEndpoint(scope: Scope, id: string): Promise<Endpoint> {
+  const row = await requireEndpoint(scope, id);
+  return toEndpoint(row, await heldCountOf(scope, row));
+}
+
+export async function createWebhookEndpoint(
+  deps: WebhookDeps,
+  scope: Scope,
+  input: EndpointInput,
+): Promise<Endpoint> {
+  const url = input.url.trim();
+  await assertReceivingUrl(deps, url);
+  const now = deps.clock.now();
+  const publicId = prefixedId('ep');
+  const secret = newWebhookSecret();
+  const row = await insertEndpoint(scope, {
+    public_id: publicId,
+    url,
+    description: input.description ?? '',
+    events: JSON.stringify(normalizeEvents(input.events)),
+    secret_encrypted: encryptSecret(deps.secretKey, secret, publicId),
+    status: 'active',
+    paused_reason: null,
+    consecutive_failures: 0,
+    created_at: now,
+    updated_at: now,
+  });
+  return toEndpoint(row, 0, secret);
+}
+
+export async function changeWebhookEndpoint(
+  deps: WebhookDeps,
+  scope: Scope,
+  id: string,
+  input: Partial<EndpointInput>,
+): Promise<Endpoint> {
+  const row = await requireEndpoint(scope, id);
+  const url = input.url?.trim();
+  if (url !== undefined && url !== row.url) await assertReceivingUrl(deps, url);
+  const updated = await updateEndpoint(scope, row.id, {
+    ...(url === undefined ? {} : { url }),
+    ...(input.events === undefined ? {} : { events: JSON.stringify(normalizeEvents(input.events)) }),
+    ...(input.description === undefined ? {} : { description: input.description }),
+    updated_at: deps.clock.now(),
+  });
+  return toEndpoint(updated, await heldCountOf(scope, updated));
+}
+
+export async function removeWebhookEndpoint(scope: Scope, id: string): Promise<void> {
+  const row = await requireEndpoint(scope, id);
+  await deleteEndpoint(scope, row.id);
+}
+
+export async function rotateWebhookSecret(deps: WebhookDeps, scope: Scope, id: string): Promise<Endpoint> {
+  const row = await requireEndpoint(scope, id);
+  const secret = newWebhookSecret();
+  const updated = await updateEndpoint(scope, row.id, {
+    secret_encrypted: encryptSecret(deps.secretKey, secret, row.public_id),
+    updated_at: deps.clock.now(),
+  });
+  return toEndpoint(updated, await heldCountOf(scope, updated), secret);
+}
+
+/** Re-enables an endpoint: the failure streak restarts and held deliveries resume, oldest first. */
+export async function enableWebhookEndpoint(deps: WebhookDeps, scope: Scope, id: string): Promise<Endpoint> {
+  return inTransaction(scope, async (tx) => {
+    const row = await requireEndpoint(tx, id);
+    const now = deps.clock.now();
+    const updated = await updateEndpoint(tx, row.id, {
+      status: 'active',
+      paused_reason: null,
+      consecutive_failures: 0,
+      updated_at: row.status === 'paused' ? now : row.updated_at,
+    });
+    if ((await releaseHeldDeliveries(tx, row.id, now)) > 0) await notifyDeliveryWorkers(tx.db);
+    return toEndpoint(updated, 0);
+  });
+}
+
+export async function sendTestMessage(
+  deps: WebhookDeps,
+  scope: Scope,
+  id: string,
+  workspaceId: string,
+): Promise<Delivery> {
+  return inTransaction(scope, async (tx) => {
+    const row = await requireEndpoint(tx, id);
+    const now = deps.clock.now();
+    const delivery = newDeliveryRow({
+      endpointId: row.id,
+      type: TEST_EVENT_TYPE,
+      workspaceId,
+      data: { endpoint_id: row.public_id, message: 'This is a test message from Furrow.' },
+      now,
+      test: true,
+    });
+    await insertDeliveries(tx, [delivery]);
+    await notifyDeliveryWorkers(tx.db);
+    const stored = await findDelivery(tx, row.id, delivery.public_id);
+    return toDelivery(stored!, []);
+  });
+}
+
+export async function listWebhookDeliveries(scope: Scope, id: string, limit = 50): Promise<Delivery[]> {
+  const endpoint = await requireEndpoint(scope, id);
+  const rows = await listDeliveries(scope, endpoint.id, limit);
+  const attempts = await attemptsOf(
+    scope,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) =>
+    toDelivery(
+      r,
+      attempts.filter((a) => a.delivery_id === r.id),
+    ),
+  );
+}
+
+/** Sends a finished delivery once more: same id and body, a fresh timestamp and signature. */
+export async function redeliver(
+  deps: WebhookDeps,
+  scope: Scope,
+  endpointId: string,
+  deliveryId: string,
+): Promise<Delivery> {
+  return inTransaction(scope, async (tx) => {
+    const endpoint = await requireEndpoint(tx, endpointId);
+    const delivery = await findDelivery(tx, endpoint.id, deliveryId);
+    if (!delivery) throw notFound();
+    if (!(await requeueForRedelivery(tx, delivery, deps.clock.now()))) {
+      throw conflict('webhook.delivery_in_progress');
+    }
+    await notifyDeliveryWorkers(tx.db);
+    const stored = await findDelivery(tx, endpoint.id, deliveryId);
+    return toDelivery(stored!, await attemptsOf(tx, [delivery.id]));
+  });
+}

@@ -1,0 +1,273 @@
+// The delivery worker: claims due deliveries with a lease, sends them outside any transaction,
+// records each attempt. Any number of workers share one database. It sleeps until a wake-up
+// (LISTEN/NOTIFY on PostgreSQL, an in-process signal on SQLite) or the next due time.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import type pg from 'pg';
+import type { Config } from '../../config.js';
+import type { BackgroundService } from '../../platform/background.js';
+import type { Clock } from '../../platform/clock.js';
+import type { DatabaseHandle } from '../../platform/db/database.js';
+import { AllowList } from './address-guard.js';
+import {
+  type ClaimedDelivery,
+  claimDueDeliveries,
+  localWakeUp,
+  NOTIFY_CHANNEL,
+  nextDueAt,
+  pruneDeliveryLog,
+  recordAttempt,
+} from './delivery-queue.js';
+import { baseRequestHeaders } from './events.js';
+import { createSender, type Sender, type SendResult } from './sender.js';
+import { decryptSecret, signPayload } from './signing.js';
+
+/** Deliveries in flight in one worker process. */
+export const GLOBAL_CONCURRENCY = 32;
+/** Deliveries in flight to one endpoint from one worker process: a slow receiver cannot take every slot. */
+export const PER_ENDPOINT_CONCURRENCY = 8;
+/** A lease outlives the timeout by this much, so a live worker always records before it expires. */
+export const LEASE_MARGIN_MS = 5_000;
+/** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
+const IDLE_CHECK_MS = 5_000;
+
+export interface DeliveryWorkerDeps {
+  database: DatabaseHandle;
+  clock: Clock;
+  config: Pick<
+    Config,
+    'webhookRetryScheduleMs' | 'webhookTimeoutMs' | 'webhookAllowPrivateHosts' | 'webhookCaFile'
+  >;
+  secretKey: Buffer;
+  logger?: FastifyBaseLogger | undefined;
+}
+
+export interface DeliveryWorkerOptions {
+  globalConcurrency?: number;
+  perEndpointConcurrency?: number;
+}
+
+export class DeliveryWorker implements BackgroundService {
+  readonly name = 'webhook delivery worker';
+  readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly sender: Sender;
+  private readonly globalLimit: number;
+  private readonly perEndpointLimit: number;
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private readonly inFlightByEndpoint = new Map<number, number>();
+  private running = false;
+  private loopDone: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private woken = false;
+  private listener: pg.PoolClient | undefined;
+  private readonly onWake = () => this.wake();
+
+  constructor(
+    private readonly deps: DeliveryWorkerDeps,
+    options: DeliveryWorkerOptions = {},
+  ) {
+    this.globalLimit = options.globalConcurrency ?? GLOBAL_CONCURRENCY;
+    this.perEndpointLimit = options.perEndpointConcurrency ?? PER_ENDPOINT_CONCURRENCY;
+    this.sender = createSender({
+      timeoutMs: deps.config.webhookTimeoutMs,
+      allowList: new AllowList(deps.config.webhookAllowPrivateHosts),
+      caFile: deps.config.webhookCaFile,
+    });
+  }
+
+  /**
+   * One deterministic step for tests: claims what is due now (up to the caps), sends it, records
+   * every attempt, and answers how many attempts were made.
+   */
+  async runOnce(): Promise<number> {
+    const claimed = await this.claim();
+    await Promise.all(claimed.map((delivery) => this.inFlight.get(delivery.id)));
+    return claimed.length;
+  }
+
+  /** runOnce until nothing more is due now. */
+  async drain(): Promise<number> {
+    let total = 0;
+    for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
+    return total;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    localWakeUp.on('wake', this.onWake);
+    await this.listen();
+    this.loopDone = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) {
+      await this.sender.close();
+      return;
+    }
+    this.running = false;
+    localWakeUp.off('wake', this.onWake);
+    this.wake();
+    await this.loopDone;
+    // Attempts in flight finish (each is bounded by the timeout) and are recorded.
+    await Promise.allSettled([...this.inFlight.values()]);
+    if (this.listener) {
+      const listener = this.listener;
+      this.listener = undefined;
+      await listener.query(`UNLISTEN ${NOTIFY_CHANNEL}`).catch(() => {});
+      listener.release();
+    }
+    await this.sender.close();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  private async listen(): Promise<void> {
+    const pool = this.deps.database.pool;
+    if (!pool || !this.running) return;
+    try {
+      const client = await pool.connect();
+      client.on('notification', this.onWake);
+      client.on('error', (err) => {
+        this.deps.logger?.warn(
+          { err: err.message },
+          'webhook worker lost its LISTEN connection; reconnecting',
+        );
+        client.release(err);
+        if (this.listener === client) this.listener = undefined;
+        setTimeout(() => void this.listen(), 1000).unref();
+      });
+      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      this.listener = client;
+      this.wake(); // anything that became due while not listening
+    } catch (err) {
+      this.deps.logger?.warn({ err: (err as Error).message }, 'webhook worker could not LISTEN; retrying');
+      setTimeout(() => void this.listen(), 1000).unref();
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (this.running) {
+      let sleepMs = IDLE_CHECK_MS;
+      try {
+        this.woken = false;
+        const claimed = await this.claim();
+        if (claimed.length > 0) continue;
+        if (this.inFlight.size < this.globalLimit) {
+          const now = this.deps.clock.now();
+          const due = await nextDueAt(this.deps.database.db, now);
+          if (due !== null) sleepMs = Math.min(IDLE_CHECK_MS, Math.max(25, due - now));
+        }
+      } catch (err) {
+        this.deps.logger?.error({ err: (err as Error).message }, 'webhook worker could not claim deliveries');
+        sleepMs = 1000;
+      }
+      if (this.woken || !this.running) continue;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, sleepMs);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  /** Claims up to the free slots and starts sending; each send frees its slot and wakes the loop. */
+  private async claim(): Promise<ClaimedDelivery[]> {
+    const free = this.globalLimit - this.inFlight.size;
+    if (free <= 0) return [];
+    const claimed = await claimDueDeliveries(this.deps.database.db, {
+      now: this.deps.clock.now(),
+      leaseMs: this.deps.config.webhookTimeoutMs + LEASE_MARGIN_MS,
+      owner: this.id,
+      limit: free,
+      perEndpointLimit: this.perEndpointLimit,
+      inFlightByEndpoint: this.inFlightByEndpoint,
+    });
+    for (const delivery of claimed) {
+      this.inFlightByEndpoint.set(
+        delivery.endpointId,
+        (this.inFlightByEndpoint.get(delivery.endpointId) ?? 0) + 1,
+      );
+      const work = this.attempt(delivery).finally(() => {
+        this.inFlight.delete(delivery.id);
+        const n = (this.inFlightByEndpoint.get(delivery.endpointId) ?? 1) - 1;
+        if (n > 0) this.inFlightByEndpoint.set(delivery.endpointId, n);
+        else this.inFlightByEndpoint.delete(delivery.endpointId);
+        this.wake();
+      });
+      this.inFlight.set(delivery.id, work);
+    }
+    return claimed;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { clock, database, secretKey, config, logger } = this.deps;
+    try {
+      const startedAt = clock.now();
+      let headers: Record<string, string> = baseRequestHeaders(delivery.publicId, delivery.eventType);
+      let result: SendResult;
+      try {
+        const secret = decryptSecret(secretKey, delivery.secretEncrypted, delivery.endpointPublicId);
+        const message = { id: delivery.publicId, eventType: delivery.eventType, body: delivery.body };
+        headers = { ...headers, ...signPayload(secret, message, Math.floor(startedAt / 1000)) };
+        result = await this.sender.send(delivery.url, headers, delivery.body);
+      } catch {
+        // Only a FURROW_SECRET_KEY other than the one that encrypted the secret gets here.
+        result = {
+          ok: false,
+          statusCode: null,
+          error: 'the endpoint secret cannot be decrypted with this FURROW_SECRET_KEY; not sent',
+          responseExcerpt: null,
+          durationMs: 0,
+        };
+      }
+      const recorded = await recordAttempt(
+        database.db,
+        delivery,
+        { ...result, startedAt, requestHeaders: headers },
+        { now: clock.now(), owner: this.id, retryScheduleMs: config.webhookRetryScheduleMs },
+      );
+      if (!recorded.recorded) {
+        logger?.warn(
+          { delivery: delivery.publicId },
+          'webhook delivery lease expired before the attempt was recorded',
+        );
+        return;
+      }
+      if (recorded.endpointPaused) {
+        logger?.warn(
+          { endpoint: delivery.endpointPublicId },
+          'webhook endpoint paused after repeated failures',
+        );
+      }
+      if (recorded.status === 'succeeded' || recorded.status === 'failed') {
+        await pruneDeliveryLog(database.db, delivery.tenantId, delivery.endpointId).catch((err) =>
+          logger?.warn(
+            { err: (err as Error).message },
+            'webhook log pruning failed; it is retried next time',
+          ),
+        );
+      }
+    } catch (err) {
+      // The lease runs out and another claim retries the delivery: nothing is lost.
+      logger?.error(
+        { err: (err as Error).message, delivery: delivery.publicId },
+        'webhook attempt not recorded',
+      );
+    }
+  }
+}
+
+export function createDeliveryWorker(
+  deps: DeliveryWorkerDeps,
+  options?: DeliveryWorkerOptions,
+): DeliveryWorker {
+  return new DeliveryWorker(deps, options);
+}

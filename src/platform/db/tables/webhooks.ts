@@ -1,0 +1,65 @@
+// Webhook endpoints, deliveries (outbox and log) and attempts.
+import type { Generated } from 'kysely';
+
+export type EndpointStatus = 'active' | 'paused';
+export type DeliveryStatus = 'pending' | 'retrying' | 'succeeded' | 'failed' | 'held';
+
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  /** ep_… — the id the API shows. */
+  public_id: string;
+  url: string;
+  description: string;
+  /** JSON array of event kinds, or ["*"]. */
+  events: string;
+  /** AES-256-GCM under FURROW_SECRET_KEY; see signing.ts. */
+  secret_encrypted: string;
+  status: EndpointStatus;
+  paused_reason: string | null;
+  consecutive_failures: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  endpoint_id: number;
+  /** msg_… — the envelope id, X-Service-Delivery and webhook-id. */
+  public_id: string;
+  event_type: string;
+  /** The exact bytes sent on every attempt. */
+  body: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  /** null: the length of WEBHOOK_RETRY_SCHEDULE + 1, read when an attempt is recorded. */
+  max_attempts: number | null;
+  /** 0 for webhook.test and manual redeliveries. */
+  counts_toward_pause: number;
+  next_attempt_at: number | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  /** JSON object: the headers of the latest attempt. */
+  request_headers: string;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  tenant_id: number;
+  delivery_id: number;
+  number: number;
+  started_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  response_excerpt: string | null;
+}
+
+export interface WebhookTables {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}
