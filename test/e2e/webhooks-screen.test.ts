@@ -2,9 +2,13 @@
 // web/dist. Every test fails on a console error or an uncaught exception and saves screenshots
 // under test-output/webhooks-screen/.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { emitEvent } from '../../src/modules/webhooks/outbox.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/worker.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import { request, startTestApp, type TestApp } from '../support/app.js';
 import {
   ensureWebBuilt,
@@ -15,6 +19,7 @@ import {
 } from '../support/browser.js';
 import { TestDatabase } from '../support/databases.js';
 import { makeTenant, makeUser, type TestTenant } from '../support/factories.js';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'webhooks-screen');
 const PHONE = { width: 390, height: 844 };
@@ -147,5 +152,314 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
     assert.ok(Number(overflow) <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
     await screenshot('06-phone-vietnamese');
+  });
+});
+
+/** The wall clock, where the app expects a ManualClock: deliveries and retries run in real time. */
+class WallClock extends ManualClock {
+  override now(): number {
+    return Date.now();
+  }
+}
+
+const HARVEST = {
+  harvest_record_id: 41,
+  parcel_id: 3,
+  crop_type_id: 2,
+  quantity_kg: 1250.5,
+  confirmed_at: '2026-11-22T06:30:00Z',
+};
+
+describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]', () => {
+  const database = new TestDatabase('sqlite');
+  let t: TestApp;
+  let browser: Browser;
+  let receiver: Receiver;
+  let worker: DeliveryWorker;
+  let farm: TestTenant;
+  let s: ScreenPage;
+  let page: Page;
+  let endpointUrl: string;
+  let secret: string;
+
+  /** The delivery log's row for a delivery, or the newest row of an event type. */
+  const logRows = () => page.locator('table.deliveries > tbody > tr[data-delivery-id]');
+  const raise = () =>
+    emitEvent({ clock: t.clock }, { db: t.database.db, tenantId: farm.id }, 'harvest.batch.created', HARVEST);
+
+  before(async () => {
+    ensureWebBuilt();
+    await database.create();
+    receiver = await startReceiver();
+    t = await startTestApp(database.url, {
+      clock: new WallClock(),
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+        WEBHOOK_CA_FILE: receiver.caFile,
+        WEBHOOK_RETRY_SCHEDULE: '700ms,700ms,700ms,700ms,700ms,700ms',
+        WEBHOOK_TIMEOUT_MS: '3000',
+      },
+    });
+    worker = createDeliveryWorker({
+      database: t.database,
+      clock: t.clock,
+      config: t.config,
+      secretKey: t.config.secretKey!,
+    });
+    await worker.start();
+    farm = await makeTenant(t.database.db);
+    endpointUrl = `${receiver.origin}/farm-events`;
+    browser = await launchBrowser();
+    s = await openScreen(browser, t.url, { outputDir: OUTPUT });
+    page = s.page;
+  });
+  afterEach(() => {
+    assert.deepEqual(s.problems.splice(0), [], 'no console errors, uncaught exceptions or failed requests');
+  });
+  after(async () => {
+    await s?.close();
+    await browser?.close();
+    await worker?.stop();
+    await t?.close();
+    await receiver?.close();
+    await database.drop();
+  });
+
+  it('adds an endpoint after refusing a private and a plain-http URL with the server’s reason', async () => {
+    await page.goto('/manage/');
+    await signIn(page, farm.code, farm.owner);
+    await page.getByText('No webhooks yet').waitFor();
+    await page.getByRole('link', { name: 'Add endpoint' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Add a webhook endpoint' }).waitFor();
+
+    const url = page.getByLabel('Receiving URL');
+    await url.fill('https://10.0.0.7/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const urlError = page.locator('#endpoint-url-error');
+    await urlError.waitFor();
+    assert.match((await urlError.textContent()) ?? '', /url .*(private|public|10\.0\.0\.7)/i);
+    assert.equal(await url.getAttribute('aria-invalid'), 'true');
+    assert.equal(
+      await page.evaluate('document.activeElement.id'),
+      'endpoint-url',
+      'focus moves to the field',
+    );
+    await s.screenshot('10-private-url-refused');
+
+    await url.fill('http://example.com/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.locator('#endpoint-url-error').filter({ hasText: /https/i }).waitFor();
+
+    await url.fill(endpointUrl);
+    await page.getByLabel('Description (optional)').fill('Packing house ERP');
+    // Every kind is selected by default; keep all of them.
+    assert.equal(await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).isChecked(), true);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+    await page.getByText('Copy this secret now: you will not see it again.').waitFor();
+    secret = await page.getByLabel('Signing secret').inputValue();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+    await s.screenshot('11-secret-shown-once');
+
+    await page.getByRole('button', { name: 'I have saved the secret' }).click();
+    assert.equal(await page.getByLabel('Signing secret').count(), 0, 'the secret is gone once dismissed');
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+    assert.equal(await page.getByLabel('Signing secret').count(), 0, 'and never shown again');
+  });
+
+  it('sends a test: it appears in the log with its attempt, signed with the secret', async () => {
+    await page.getByText('No deliveries yet. Send a test to see one here.').waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const row = logRows().first();
+    await row.getByText('Succeeded').waitFor(); // no reload: the log refreshes itself
+    assert.equal(await row.locator('th code').textContent(), 'webhook.test');
+    assert.match(
+      (await row.locator('time').first().textContent()) ?? '',
+      /GMT\+7/,
+      "the browser's time zone",
+    );
+
+    const [sent] = await receiver.waitForRequests(1);
+    const expected = `sha256=${createHmac('sha256', secret)
+      .update(`${sent!.headers['x-service-timestamp']}.${sent!.body}`)
+      .digest('hex')}`;
+    assert.equal(sent!.headers['x-service-signature'], expected, 'signed with the secret the screen showed');
+
+    const deliveryId = sent!.headers['x-service-delivery']!;
+    await page.getByRole('button', { name: `Details of delivery ${deliveryId}` }).click();
+    const details = page.locator('.delivery-details');
+    await details.getByText('Attempt 1').waitFor();
+    await details.getByText(deliveryId).first().waitFor();
+    assert.match((await details.locator('.attempt').textContent()) ?? '', /200/);
+    assert.match(
+      (await details.locator('pre.code-block').last().textContent()) ?? '',
+      /"type": "webhook.test"/,
+    );
+    await details.getByRole('rowheader', { name: 'content-type' }).waitFor();
+    await s.screenshot('12-test-delivered');
+  });
+
+  it('shows a failing receiver’s retries, every attempt with its status and response', async () => {
+    receiver.script = () => ({ status: 503, body: 'packing house ERP is down for maintenance' });
+    await raise();
+    const row = logRows().first();
+    await row.locator('th code', { hasText: 'harvest.batch.created' }).waitFor();
+    await row.getByText('Retrying').waitFor();
+    await s.screenshot('13-retrying');
+    await row.getByText('Failed').waitFor({ timeout: 30_000 });
+    assert.equal(await row.locator('td').nth(2).textContent(), '7', 'seven attempts in all');
+
+    const deliveryId = (await row.getAttribute('data-delivery-id'))!;
+    await page.getByRole('button', { name: `Details of delivery ${deliveryId}` }).click();
+    const attempts = page.locator(`#delivery-${deliveryId} .attempt`);
+    await attempts.nth(6).waitFor();
+    assert.equal(await attempts.count(), 7);
+    assert.match((await attempts.first().textContent()) ?? '', /503.*packing house ERP is down/s);
+    await s.screenshot('14-failed-after-retries');
+  });
+
+  it('redelivers a delivery: same id and body, one more attempt', async () => {
+    receiver.script = () => undefined; // 200 again
+    const before = receiver.requests.length;
+    const row = logRows().first();
+    const deliveryId = (await row.getAttribute('data-delivery-id'))!;
+    await page.getByRole('button', { name: `Redeliver ${deliveryId}` }).click();
+    await page.getByText(`Delivery ${deliveryId} queued again.`).waitFor();
+    await row.getByText('Succeeded').waitFor();
+    const requests = await receiver.waitForRequests(before + 1);
+    const again = requests[before]!;
+    assert.equal(again.headers['x-service-delivery'], deliveryId);
+    const original = requests.find((r) => r.headers['x-service-delivery'] === deliveryId)!;
+    assert.equal(again.body, original.body, 'the same bytes');
+    await s.screenshot('15-redelivered');
+  });
+
+  it('rotates the secret after a confirmation; the old one stops signing', async () => {
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape'); // cancelling changes nothing
+    await dialog.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await s.screenshot('16-rotate-confirmation');
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText('Secret rotated. The previous secret no longer signs messages.').waitFor();
+    const rotated = await page.getByLabel('Signing secret').inputValue();
+    assert.notEqual(rotated, secret);
+    assert.match(rotated, /^whsec_/);
+    await s.screenshot('17-secret-rotated');
+
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const [sent] = (await receiver.waitForRequests(before + 1)).slice(before);
+    const signedWith = (key: string) =>
+      `sha256=${createHmac('sha256', key).update(`${sent!.headers['x-service-timestamp']}.${sent!.body}`).digest('hex')}`;
+    assert.equal(sent!.headers['x-service-signature'], signedWith(rotated));
+    assert.notEqual(sent!.headers['x-service-signature'], signedWith(secret));
+    secret = rotated;
+    await page.getByRole('button', { name: 'I have saved the secret' }).click();
+  });
+
+  it('pauses after five fully failed deliveries, holds new ones, and re-enables to send them', async () => {
+    receiver.script = () => ({ status: 500, body: 'no' });
+    await Promise.all([raise(), raise(), raise(), raise(), raise()]);
+    await page.getByRole('heading', { name: 'This endpoint is paused' }).waitFor({ timeout: 40_000 });
+    await page.getByText(/Paused after 5 deliveries in a row failed every attempt/).waitFor();
+    await raise(); // arrives while paused: held
+
+    // The screen states the API's count of held deliveries.
+    const token = (await page.evaluate(
+      'JSON.parse(sessionStorage.getItem("furrow.session")).token',
+    )) as string;
+    const endpointId = (await page.locator('.settings dd code').last().textContent())!;
+    const held = (await request(t.url, 'GET', `/api/webhooks/${endpointId}`, { token })).body.data.held_count;
+    assert.ok(held >= 1, `held deliveries: ${held}`);
+    const heldText = held === 1 ? '1 delivery is held' : `${held} deliveries are held`;
+    await page.getByText(`${heldText} and will be sent when you re-enable it.`).waitFor();
+    await s.screenshot('18-paused');
+
+    // The list says it too.
+    await page.getByRole('link', { name: 'All webhooks' }).click();
+    const listRow = page.getByRole('row', { name: new RegExp(endpointUrl) });
+    await listRow.getByText('Paused', { exact: true }).waitFor();
+    await listRow.getByText(new RegExp(heldText)).waitFor();
+    await s.screenshot('19-list-paused');
+    await listRow.getByRole('link', { name: endpointUrl }).click();
+
+    receiver.script = () => undefined;
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Re-enable' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Re-enable this webhook?' });
+    await dialog
+      .getByText(
+        held === 1
+          ? `1 held delivery will be sent to ${endpointUrl}.`
+          : `${held} held deliveries will be sent to ${endpointUrl}, oldest first.`,
+      )
+      .waitFor();
+    await s.screenshot('20-reenable-confirmation');
+    await dialog.getByRole('button', { name: 'Re-enable' }).click();
+    await page.getByText('Endpoint re-enabled.').waitFor();
+    await receiver.waitForRequests(before + held);
+    await logRows().first().getByText('Succeeded').waitFor();
+    await page.locator('.page-title .badge', { hasText: 'Active' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'This endpoint is paused' }).count(), 0);
+    await page.locator('table.deliveries .badge', { hasText: 'Held' }).first().waitFor({ state: 'detached' });
+  });
+
+  it('edits the events and description', async () => {
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Edit webhook endpoint' }).waitFor();
+    await page.getByRole('checkbox', { name: /A sensor crosses a threshold/ }).uncheck();
+    await page.getByRole('checkbox', { name: /A device stops reporting/ }).uncheck();
+    await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Select at least one event.').waitFor();
+
+    await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).check();
+    await page.getByLabel('Description (optional)').fill('Harvest batches for the packing house');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved.').waitFor();
+    const settings = page.locator('.settings');
+    await settings.getByText('Harvest batches for the packing house').waitFor();
+    assert.deepEqual(await settings.locator('.events code').allTextContents(), ['harvest.batch.created']);
+    await s.screenshot('21-detail');
+  });
+
+  it('shows the list with the last delivery, readable at phone width', async () => {
+    await page.getByRole('link', { name: 'All webhooks' }).click();
+    const listRow = page.getByRole('row', { name: new RegExp(endpointUrl) });
+    await listRow.getByText('Succeeded').waitFor();
+    await listRow.getByText('Packing house', { exact: false }).waitFor();
+    await s.screenshot('22-list');
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: endpointUrl }).click();
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+    await logRows().first().waitFor();
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
+    await s.screenshot('23-detail-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('deletes the endpoint after a confirmation', async () => {
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this webhook?' });
+    await dialog.getByText(endpointUrl, { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.getByText(`The webhook ${endpointUrl} was deleted.`).waitFor();
+    await page.getByText('No webhooks yet').waitFor();
+    const left = await request(t.url, 'GET', '/api/webhooks', {
+      token: (await page.evaluate('JSON.parse(sessionStorage.getItem("furrow.session")).token')) as string,
+    });
+    assert.deepEqual(left.body, []);
+    await s.screenshot('24-deleted');
   });
 });
