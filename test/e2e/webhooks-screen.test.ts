@@ -321,6 +321,8 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     assert.equal(await attempts.count(), 7);
     assert.match((await attempts.first().textContent()) ?? '', /503.*packing house ERP is down/s);
     await s.screenshot('14-failed-after-retries');
+    await page.evaluate('window.scrollTo(0, 0)');
+    await s.screenshot('readme-webhooks-screen', { fullPage: false }); // docs/webhooks-screen.png
   });
 
   it('redelivers a delivery: same id and body, one more attempt', async () => {

@@ -62,7 +62,8 @@ export interface ScreenPage {
   page: Page;
   /** Console errors, uncaught exceptions and failed requests seen so far. */
   problems: string[];
-  screenshot(name: string): Promise<string>;
+  /** Saves <outputDir>/<name>.png: the whole page, or only what the window shows. */
+  screenshot(name: string, options?: { fullPage?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -105,9 +106,9 @@ export async function openScreen(
     context,
     page,
     problems,
-    async screenshot(name: string) {
+    async screenshot(name: string, shot: { fullPage?: boolean } = {}) {
       const path = join(options.outputDir, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path, fullPage: shot.fullPage ?? true });
       return path;
     },
     async close() {

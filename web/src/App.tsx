@@ -207,6 +207,13 @@ function SignedIn({ session, onExpired }: { session: Session; onExpired: () => v
     }
   }
 
+  // Confirmations fade after a while; errors stay until the next message.
+  useEffect(() => {
+    if (!flash || flash.tone === 'error') return;
+    const timer = setTimeout(() => setFlash((current) => (current === flash ? null : current)), 10_000);
+    return () => clearTimeout(timer);
+  }, [flash]);
+
   const currentHref = hrefFor(route);
   const visibleFlash =
     flash && (flash.href === currentHref || flash.href === window.location.pathname) ? flash : null;

@@ -112,7 +112,6 @@ export function EndpointForm(props: FormProps) {
           if (field && !next.fields[field]) next.fields[field] = fieldError.message;
           else if (!field) next.general.push(fieldError.message);
         }
-        if (next.general.length === 0) next.general.push(err.message);
         showErrors(next);
       } else {
         const message = describeError(err);
