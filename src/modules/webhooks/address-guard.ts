@@ -150,12 +150,8 @@ export const systemResolver: Resolver = (host) =>
     );
   });
 
-/** The save-time check: syntax, scheme, credentials, and every address the host resolves to. */
-export async function checkReceivingUrl(
-  raw: string,
-  allowList: AllowList,
-  resolve: Resolver = systemResolver,
-): Promise<UrlProblem | null> {
+/** The checks that need no network: a valid URL, https, no credentials, a host. */
+export function urlShapeProblem(raw: string): UrlProblem | null {
   let url: URL;
   try {
     url = new URL(raw);
@@ -164,8 +160,19 @@ export async function checkReceivingUrl(
   }
   if (url.protocol !== 'https:') return { key: 'webhook.url.https_required', params: {} };
   if (url.username !== '' || url.password !== '') return { key: 'webhook.url.credentials', params: {} };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (host === '') return { key: 'webhook.url.invalid', params: {} };
+  if (url.hostname === '') return { key: 'webhook.url.invalid', params: {} };
+  return null;
+}
+
+/** The save-time check: syntax, scheme, credentials, and every address the host resolves to. */
+export async function checkReceivingUrl(
+  raw: string,
+  allowList: AllowList,
+  resolve: Resolver = systemResolver,
+): Promise<UrlProblem | null> {
+  const shape = urlShapeProblem(raw);
+  if (shape) return shape;
+  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
   if (allowList.hasName(host)) return null;
   if (isLocalhostName(host))
     return { key: 'webhook.url.private_address', params: { address: host, reason: 'loopback' } };

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
-import { type AllowList, isLocalhostName, refusedAddressReason } from './address-guard.js';
+import { type AllowList, isLocalhostName, refusedAddressReason, urlShapeProblem } from './address-guard.js';
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 
@@ -98,6 +98,22 @@ export function createSender(options: SenderOptions): Sender {
 
   return {
     async send(url, headers, body) {
+      const shape = urlShapeProblem(url);
+      if (shape) {
+        const why =
+          {
+            'webhook.url.invalid': 'the URL is not valid',
+            'webhook.url.https_required': 'the URL is not https',
+            'webhook.url.credentials': 'the URL contains credentials',
+          }[shape.key as string] ?? shape.key;
+        return {
+          ok: false,
+          statusCode: null,
+          error: `refused to send: ${why}`,
+          responseExcerpt: null,
+          durationMs: 0,
+        };
+      }
       const started = performance.now();
       const signal = AbortSignal.timeout(timeoutMs);
       const elapsed = () => performance.now() - started;

@@ -46,6 +46,8 @@ export interface DeliveryWorkerDeps {
 export interface DeliveryWorkerOptions {
   globalConcurrency?: number;
   perEndpointConcurrency?: number;
+  /** Longest idle sleep without a wake-up (default 5 s). */
+  idleCheckMs?: number;
 }
 
 export class DeliveryWorker implements BackgroundService {
@@ -54,6 +56,7 @@ export class DeliveryWorker implements BackgroundService {
   private readonly sender: Sender;
   private readonly globalLimit: number;
   private readonly perEndpointLimit: number;
+  private readonly idleCheckMs: number;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly inFlightByEndpoint = new Map<number, number>();
   private running = false;
@@ -69,6 +72,7 @@ export class DeliveryWorker implements BackgroundService {
   ) {
     this.globalLimit = options.globalConcurrency ?? GLOBAL_CONCURRENCY;
     this.perEndpointLimit = options.perEndpointConcurrency ?? PER_ENDPOINT_CONCURRENCY;
+    this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
     this.sender = createSender({
       timeoutMs: deps.config.webhookTimeoutMs,
       allowList: new AllowList(deps.config.webhookAllowPrivateHosts),
@@ -115,8 +119,11 @@ export class DeliveryWorker implements BackgroundService {
     if (this.listener) {
       const listener = this.listener;
       this.listener = undefined;
-      await listener.query(`UNLISTEN ${NOTIFY_CHANNEL}`).catch(() => {});
-      listener.release();
+      listener.removeAllListeners('notification');
+      listener.removeAllListeners('error');
+      listener.on('error', () => {});
+      // Destroyed rather than returned: a pooled connection must not keep listening.
+      listener.release(true);
     }
     await this.sender.close();
   }
@@ -132,27 +139,34 @@ export class DeliveryWorker implements BackgroundService {
     try {
       const client = await pool.connect();
       client.on('notification', this.onWake);
-      client.on('error', (err) => {
+      client.once('error', (err) => {
+        client.removeAllListeners('notification');
+        client.on('error', () => {});
+        if (this.listener !== client) return;
+        this.listener = undefined;
         this.deps.logger?.warn(
           { err: err.message },
           'webhook worker lost its LISTEN connection; reconnecting',
         );
-        client.release(err);
-        if (this.listener === client) this.listener = undefined;
-        setTimeout(() => void this.listen(), 1000).unref();
+        client.release(true);
+        if (this.running) setTimeout(() => void this.listen(), 1000).unref();
       });
       await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      if (!this.running) {
+        client.release(true);
+        return;
+      }
       this.listener = client;
       this.wake(); // anything that became due while not listening
     } catch (err) {
       this.deps.logger?.warn({ err: (err as Error).message }, 'webhook worker could not LISTEN; retrying');
-      setTimeout(() => void this.listen(), 1000).unref();
+      if (this.running) setTimeout(() => void this.listen(), 1000).unref();
     }
   }
 
   private async loop(): Promise<void> {
     while (this.running) {
-      let sleepMs = IDLE_CHECK_MS;
+      let sleepMs = this.idleCheckMs;
       try {
         this.woken = false;
         const claimed = await this.claim();
@@ -160,7 +174,7 @@ export class DeliveryWorker implements BackgroundService {
         if (this.inFlight.size < this.globalLimit) {
           const now = this.deps.clock.now();
           const due = await nextDueAt(this.deps.database.db, now);
-          if (due !== null) sleepMs = Math.min(IDLE_CHECK_MS, Math.max(25, due - now));
+          if (due !== null) sleepMs = Math.min(this.idleCheckMs, Math.max(25, due - now));
         }
       } catch (err) {
         this.deps.logger?.error({ err: (err as Error).message }, 'webhook worker could not claim deliveries');
