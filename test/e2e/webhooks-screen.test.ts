@@ -11,6 +11,7 @@ import { createDeliveryWorker, type DeliveryWorker } from '../../src/modules/web
 import { ManualClock } from '../../src/platform/clock.js';
 import { request, startTestApp, type TestApp } from '../support/app.js';
 import {
+  accessibilityViolations,
   ensureWebBuilt,
   launchBrowser,
   openScreen,
@@ -74,6 +75,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     await signIn(page, farm.code, { username: 'owner', password: 'wrong-password' });
     await page.getByRole('alert').filter({ hasText: 'The account or password is incorrect' }).waitFor();
     await screenshot('01-sign-in-refused');
+    assert.deepEqual(await accessibilityViolations(page), []);
 
     // Keyboard only: Tab from field to field, Enter to submit.
     await page.getByLabel('Password').fill('');
@@ -89,6 +91,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     const stored = await page.evaluate('JSON.parse(sessionStorage.getItem("furrow.session")).token');
     assert.equal(typeof stored, 'string', 'the token is kept in sessionStorage');
     await screenshot('02-signed-in');
+    assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   it('tells a staff member that only owners manage webhooks', async () => {
@@ -99,6 +102,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     assert.equal(await page.getByRole('button', { name: 'Add endpoint' }).count(), 0);
     assert.equal(await page.getByRole('link', { name: 'Add endpoint' }).count(), 0);
     await screenshot('03-staff');
+    assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   it('goes back to sign-in with a message when the token expires', async () => {
@@ -245,6 +249,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
       'focus moves to the field',
     );
     await s.screenshot('10-private-url-refused');
+    assert.deepEqual(await accessibilityViolations(page), []);
 
     await url.fill('http://example.com/hooks');
     await page.getByRole('button', { name: 'Add endpoint' }).click();
@@ -264,6 +269,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await page.getByText('Copied to the clipboard.').waitFor();
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
     await s.screenshot('11-secret-shown-once');
+    assert.deepEqual(await accessibilityViolations(page), []);
 
     await page.getByRole('button', { name: 'I have saved the secret' }).click();
     assert.equal(await page.getByLabel('Signing secret').count(), 0, 'the secret is gone once dismissed');
@@ -321,6 +327,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     assert.equal(await attempts.count(), 7);
     assert.match((await attempts.first().textContent()) ?? '', /503.*packing house ERP is down/s);
     await s.screenshot('14-failed-after-retries');
+    assert.deepEqual(await accessibilityViolations(page), []);
     await page.evaluate('window.scrollTo(0, 0)');
     await s.screenshot('readme-webhooks-screen', { fullPage: false }); // docs/webhooks-screen.png
   });
@@ -392,6 +399,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await listRow.getByText('Paused', { exact: true }).waitFor();
     await listRow.getByText(new RegExp(heldText)).waitFor();
     await s.screenshot('19-list-paused');
+    assert.deepEqual(await accessibilityViolations(page), []);
     await listRow.getByRole('link', { name: endpointUrl }).click();
 
     receiver.script = () => undefined;
@@ -406,6 +414,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
       )
       .waitFor();
     await s.screenshot('20-reenable-confirmation');
+    assert.deepEqual(await accessibilityViolations(page), []);
     await dialog.getByRole('button', { name: 'Re-enable' }).click();
     await page.getByText('Endpoint re-enabled.').waitFor();
     await receiver.waitForRequests(before + held);
@@ -448,6 +457,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
     assert.ok(Number(overflow) <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
     await s.screenshot('23-detail-phone');
+    assert.deepEqual(await accessibilityViolations(page), []);
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 

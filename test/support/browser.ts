@@ -2,7 +2,8 @@
 // playwright-core (which downloads nothing). Every page records console errors and uncaught
 // exceptions so a test can fail on them, and saves screenshots under test-output/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { REPO_ROOT } from './processes.js';
@@ -115,4 +116,29 @@ export async function openScreen(
       await context.close();
     },
   };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core (WCAG 2 A/AA rules) on the page as it is now and answers one line per
+ * violation. It is evaluated through the DevTools protocol, so the page's CSP stays as served.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) {
+    await page.evaluate(`${AXE_SOURCE}\nundefined`);
+  }
+  const violations = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)`,
+  )) as AxeViolation[];
+  return violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
 }
