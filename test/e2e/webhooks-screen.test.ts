@@ -235,6 +235,8 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await page.getByText('No webhooks yet').waitFor();
     await page.getByRole('link', { name: 'Add endpoint' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Add a webhook endpoint' }).waitFor();
+    // Moving to another page puts the focus on its heading (screen readers read the new page).
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a webhook endpoint');
 
     const url = page.getByLabel('Receiving URL');
     await url.fill('https://10.0.0.7/hooks');

@@ -24,7 +24,7 @@ import {
   makeTranslator,
   useI18n,
 } from './i18n';
-import { hrefFor, navigate, type Route, useRoute } from './router';
+import { hrefFor, navigate, type Route, requestPageFocus, useRoute } from './router';
 import { SessionContext, type SessionContextValue } from './session';
 
 /** A secret the API answered once (create, rotate), kept in memory only until dismissed. */
@@ -55,6 +55,7 @@ export function App() {
   const checkedToken = useRef<string | null>(null);
   const signIn = useCallback((next: Session) => {
     checkedToken.current = next.token; // fresh from the login answer
+    requestPageFocus();
     saveSession(next);
     setSignInNotice(null);
     setSession(next);

@@ -36,8 +36,23 @@ export function hrefFor(route: Route): string {
 
 const listeners = new Set<() => void>();
 
+/** Set when the user moves to another page; the next page heading then takes the focus. */
+let focusPending = false;
+
+export function requestPageFocus(): void {
+  focusPending = true;
+}
+
+/** Answers whether a page heading should take the focus now (once per move). */
+export function takePageFocus(): boolean {
+  const pending = focusPending;
+  focusPending = false;
+  return pending;
+}
+
 export function navigate(route: Route, options: { replace?: boolean } = {}): void {
   const href = hrefFor(route);
+  focusPending = true;
   if (href !== window.location.pathname) {
     if (options.replace) window.history.replaceState(null, '', href);
     else window.history.pushState(null, '', href);
@@ -49,11 +64,15 @@ export function useRoute(): Route {
   const [route, setRoute] = useState(() => parseRoute(window.location.pathname));
   useEffect(() => {
     const update = () => setRoute(parseRoute(window.location.pathname));
+    const back = () => {
+      focusPending = true;
+      update();
+    };
     listeners.add(update);
-    window.addEventListener('popstate', update);
+    window.addEventListener('popstate', back);
     return () => {
       listeners.delete(update);
-      window.removeEventListener('popstate', update);
+      window.removeEventListener('popstate', back);
     };
   }, []);
   return route;
