@@ -46,11 +46,17 @@ export function App() {
     localStorage.setItem('furrow.language', language);
   }, [language, i18n]);
 
-  const endSession = useCallback((notice: MessageKey) => {
-    saveSession(null);
-    setSession(null);
-    setSignInNotice(notice);
-  }, []);
+  // Who was signed in: an expired session's sign-in form starts with the same tenant and user.
+  const [lastAccount, setLastAccount] = useState<{ tenantcode: string; username: string } | null>(null);
+  const endSession = useCallback(
+    (notice: MessageKey) => {
+      if (session) setLastAccount({ tenantcode: session.tenant.code, username: session.user.username });
+      saveSession(null);
+      setSession(null);
+      setSignInNotice(notice);
+    },
+    [session],
+  );
 
   const checkedToken = useRef<string | null>(null);
   const signIn = useCallback((next: Session) => {
@@ -102,7 +108,7 @@ export function App() {
         {session ? (
           <SignedIn session={session} onExpired={() => endSession('signin.expired')} />
         ) : (
-          <SignIn notice={signInNotice} onSignedIn={signIn} />
+          <SignIn notice={signInNotice} account={lastAccount} onSignedIn={signIn} />
         )}
       </main>
     </I18nContext.Provider>

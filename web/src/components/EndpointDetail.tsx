@@ -25,7 +25,7 @@ type Pending = 'rotate' | 'delete' | 'enable' | null;
 
 /** Poll quickly while something is about to happen, slowly otherwise. */
 const FAST_POLL_MS = 2000;
-const SLOW_POLL_MS = 15000;
+const SLOW_POLL_MS = 5000;
 const FAST_WINDOW_MS = 20000;
 
 function nextPollDelay(deliveries: Delivery[] | null, fastUntil: number, now: number): number {
@@ -83,18 +83,19 @@ export function EndpointDetail({ id, revealed, onReveal, onDismissSecret, onDele
     return () => clearTimeout(timer);
   }, [tick, deliveries, loadError, refresh]);
 
-  /** Runs an action, then refreshes quickly for a while so its effects show up. */
+  /** Runs an action, closes its dialog, then refreshes quickly for a while so its effects show up. */
   async function act(name: string, action: () => Promise<void>) {
     setBusy(name);
     try {
       await action();
+      setPending(null);
       fastUntil.current = Date.now() + FAST_WINDOW_MS;
       await refresh();
     } catch (err) {
+      setPending(null);
       flash(describeError(err), 'error');
     } finally {
       setBusy(null);
-      setPending(null);
     }
   }
 

@@ -5,13 +5,15 @@ import { type MessageKey, useI18n } from '../i18n';
 interface SignInProps {
   /** Why the user is here: an expired session, a sign-out. */
   notice: MessageKey | null;
+  /** The account of the session that just ended, to sign in again quickly. */
+  account: { tenantcode: string; username: string } | null;
   onSignedIn: (session: Session) => void;
 }
 
-export function SignIn({ notice, onSignedIn }: SignInProps) {
+export function SignIn({ notice, account, onSignedIn }: SignInProps) {
   const { t, language } = useI18n();
-  const [tenantcode, setTenantcode] = useState('');
-  const [username, setUsername] = useState('');
+  const [tenantcode, setTenantcode] = useState(account?.tenantcode ?? '');
+  const [username, setUsername] = useState(account?.username ?? '');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
