@@ -111,3 +111,45 @@ export async function startFurrow(
     },
   };
 }
+
+/** Starts `furrow serve --role worker …` (which listens on no port) and waits for its start-up line. */
+export async function startFurrowWorker(
+  args: string[] = [],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [FURROW_BIN, 'serve', '--role', 'worker', ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: { ...baseEnv(), LOG_LEVEL: 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`furrow worker did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 20_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      if (output.includes('furrow worker started')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`furrow worker exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    child,
+    url: '',
+    output: () => output,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -239,7 +239,10 @@ async function updateFailureStreak(
   const endpointWhere = <Q extends { where: (...args: any[]) => Q }>(q: Q) =>
     q.where('tenant_id', '=', delivery.tenantId).where('id', '=', delivery.endpointId);
   if (succeeded) {
-    await endpointWhere(trx.updateTable('webhook_endpoints').set({ consecutive_failures: 0 })).execute();
+    // Only a streak to end takes the endpoint's row lock: concurrent successes do not queue on it.
+    await endpointWhere(trx.updateTable('webhook_endpoints').set({ consecutive_failures: 0 }))
+      .where('consecutive_failures', '<>', 0)
+      .execute();
     return false;
   }
   const row = await endpointWhere(

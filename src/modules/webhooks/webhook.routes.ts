@@ -36,7 +36,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps & { db
   app,
   { deps },
 ) => {
-  app.addHook('preHandler', requireOwner);
+  app.addHook('preValidation', requireOwner);
   const scope = (request: Parameters<typeof scopeOf>[0]) => scopeOf(request, deps.db);
 
   app.get(
