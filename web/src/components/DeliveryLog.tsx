@@ -91,15 +91,18 @@ export function DeliveryLog({ deliveries, refreshing, busy, onRedeliver }: Deliv
                       >
                         {t('log.show')}
                       </button>
-                      <button
-                        type="button"
-                        className="button small secondary"
-                        aria-label={t('log.redeliver_label', { id: delivery.id })}
-                        disabled={busy !== null}
-                        onClick={() => onRedeliver(delivery)}
-                      >
-                        {t('log.redeliver')}
-                      </button>
+                      {/* A queued delivery is going out anyway; the API redelivers finished ones. */}
+                      {(delivery.status === 'succeeded' || delivery.status === 'failed') && (
+                        <button
+                          type="button"
+                          className="button small secondary"
+                          aria-label={t('log.redeliver_label', { id: delivery.id })}
+                          disabled={busy !== null}
+                          onClick={() => onRedeliver(delivery)}
+                        >
+                          {t('log.redeliver')}
+                        </button>
+                      )}
                     </td>
                   </tr>
                   {open && (
