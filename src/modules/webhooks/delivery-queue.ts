@@ -72,7 +72,8 @@ export async function claimDueDeliveries(
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       .orderBy('next_attempt_at')
       .orderBy('id')
-      .limit(limit * 4);
+      // A few more than the free slots, for endpoints that reach their cap within this batch.
+      .limit(Math.min(limit * 4, limit + 64));
     if (saturated.length > 0) candidates = candidates.where('endpoint_id', 'not in', saturated);
     if (isPostgres(trx)) candidates = candidates.forUpdate().skipLocked();
     const rows = await candidates.execute();
@@ -174,12 +175,15 @@ export async function recordAttempt(
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
   return db.transaction().execute(async (trx) => {
-    const endpoint = await trx
-      .selectFrom('webhook_endpoints')
-      .select(['status'])
-      .where('tenant_id', '=', delivery.tenantId)
-      .where('id', '=', delivery.endpointId)
-      .executeTakeFirst();
+    // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry).
+    const endpoint = outcome.ok
+      ? undefined
+      : await trx
+          .selectFrom('webhook_endpoints')
+          .select(['status'])
+          .where('tenant_id', '=', delivery.tenantId)
+          .where('id', '=', delivery.endpointId)
+          .executeTakeFirst();
     let status: DeliveryStatus;
     let nextAttemptAt: number | null = null;
     if (outcome.ok) status = 'succeeded';
@@ -223,7 +227,7 @@ export async function recordAttempt(
       .execute();
 
     let endpointPaused = false;
-    if (finished && delivery.countsTowardPause && endpoint) {
+    if (finished && delivery.countsTowardPause) {
       endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
     }
     return { recorded: true, status, endpointPaused };
@@ -278,27 +282,23 @@ export async function holdQueuedDeliveries(db: Db, tenantId: number, endpointId:
 
 /** Keeps the newest LOG_SIZE finished deliveries of an endpoint; queued ones are never pruned. */
 export async function pruneDeliveryLog(db: Db, tenantId: number, endpointId: number): Promise<number> {
-  const old = await db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('tenant_id', '=', tenantId)
-    .where('endpoint_id', '=', endpointId)
-    .where('status', 'in', ['succeeded', 'failed'])
-    .orderBy('finished_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(1000)
-    .offset(LOG_SIZE)
-    .execute();
-  if (old.length === 0) return 0;
   const result = await db
     .deleteFrom('webhook_deliveries')
     .where('tenant_id', '=', tenantId)
-    .where(
-      'id',
-      'in',
-      old.map((r) => r.id),
-    )
+    .where('endpoint_id', '=', endpointId)
     .where('status', 'in', ['succeeded', 'failed'])
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('tenant_id', '=', tenantId)
+        .where('endpoint_id', '=', endpointId)
+        .where('status', 'in', ['succeeded', 'failed'])
+        .orderBy('finished_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(1_000_000)
+        .offset(LOG_SIZE),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

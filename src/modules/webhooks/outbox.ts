@@ -4,8 +4,8 @@ import type { Clock } from '../../platform/clock.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { prefixedId } from '../../platform/ids.js';
 import { notifyDeliveryWorkers } from './delivery-queue.js';
-import { baseRequestHeaders, type EventType, serializeEnvelope, subscribes } from './events.js';
-import { type DeliveryInsert, insertDeliveries, listEndpoints } from './webhook.repository.js';
+import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
+import { type DeliveryInsert, insertDeliveries, subscribedEndpoints } from './webhook.repository.js';
 
 export type { EventType } from './events.js';
 export { EVENT_TYPES } from './events.js';
@@ -26,19 +26,14 @@ export async function emitEvent(
   data: Record<string, unknown>,
 ): Promise<string[]> {
   return inTransaction(scope, async (tx) => {
-    const endpoints = (await listEndpoints(tx)).filter((e) => subscribes(JSON.parse(e.events), type));
+    const endpoints = await subscribedEndpoints(tx, type);
     if (endpoints.length === 0) return [];
-    const tenant = await tx.db
-      .selectFrom('tenants')
-      .select('code')
-      .where('id', '=', tx.tenantId)
-      .executeTakeFirstOrThrow();
     const now = deps.clock.now();
     const rows = endpoints.map((endpoint) =>
       newDeliveryRow({
         endpointId: endpoint.id,
         type,
-        workspaceId: tenant.code,
+        workspaceId: endpoint.tenant_code,
         data,
         now,
         held: endpoint.status === 'paused',

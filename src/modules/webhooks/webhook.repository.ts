@@ -13,6 +13,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
+import { subscribes } from './events.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -35,6 +36,21 @@ export async function findEndpoint(scope: Scope, publicId: string): Promise<Endp
 
 export async function listEndpoints(scope: Scope): Promise<EndpointRow[]> {
   return selectScoped(scope, 'webhook_endpoints').selectAll().orderBy('id').execute();
+}
+
+/** Endpoints of the scope's tenant that subscribe to `type` or to "*", with the tenant's code. */
+export async function subscribedEndpoints(
+  scope: Scope,
+  type: string,
+): Promise<{ id: number; status: EndpointRow['status']; tenant_code: string }[]> {
+  const rows = await selectScoped(scope, 'webhook_endpoints')
+    .innerJoin('tenants', 'tenants.id', 'webhook_endpoints.tenant_id')
+    .select(['webhook_endpoints.id', 'webhook_endpoints.status', 'webhook_endpoints.events', 'tenants.code'])
+    .orderBy('webhook_endpoints.id')
+    .execute();
+  return rows
+    .filter((r) => subscribes(JSON.parse(r.events) as string[], type))
+    .map((r) => ({ id: r.id, status: r.status, tenant_code: r.code }));
 }
 
 export async function updateEndpoint(
