@@ -343,24 +343,23 @@ async function serve(args: string[]): Promise<number> {
         'WEBHOOK_CA_FILE adds these certificates to the ones trusted for webhook receivers',
       );
     }
-    if (role !== 'worker') {
-      await app.listen({ port: config.port, host: config.host });
-    } else {
-      await app.ready();
-    }
     // Background work of roles all and worker; one line per service.
     if (role !== 'api') {
       const { createDeliveryWorker } = await load.webhookWorker();
-      const log = app.log;
       services.push(
         createDeliveryWorker({
           database,
           clock: systemClock,
           config,
           secretKey: secret.key,
-          logger: log.child({ service: 'webhooks' }),
+          logger: app.log.child({ service: 'webhooks' }),
         }),
       );
+    }
+    if (role !== 'worker') {
+      await app.listen({ port: config.port, host: config.host });
+    } else {
+      await app.ready();
     }
     await startAll(services);
     app.log.info(

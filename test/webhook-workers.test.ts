@@ -165,6 +165,27 @@ forEachDialect('webhook worker processes', (database) => {
     workers.length = 0;
   });
 
+  it('a worker stopped with SIGTERM mid-batch finishes and records its attempts: none twice', async (ctx) => {
+    await t.database.db.deleteFrom('webhook_endpoints').execute();
+    receiver.script = () => ({ delayMs: 200 });
+    await endpointAt('/term');
+    const ids = await emitMany(300);
+    const before = receiver.requests.length;
+    const started = await startWorkers(2);
+    ctx.after(() => Promise.all(started.map((w) => w.stop('SIGKILL'))));
+    const [stopping, other] = started;
+    await receiver.waitForRequests(before + 30, 120_000);
+    assert.equal(await stopping!.stop('SIGTERM'), 0, stopping!.output());
+    await waitUntilQueueEmpty(120_000);
+    const counts = countsById('/term');
+    assert.deepEqual(new Set(counts.keys()), new Set(ids));
+    assert.deepEqual(
+      [...counts.values()].filter((n) => n !== 1),
+      [],
+    );
+    assert.equal(await other!.stop('SIGTERM'), 0);
+  });
+
   it('serve --role api only answers the API; --role worker only delivers; all does both', async (ctx) => {
     await t.database.db.deleteFrom('webhook_endpoints').execute();
     receiver.script = () => undefined;

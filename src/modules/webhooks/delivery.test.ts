@@ -219,6 +219,16 @@ forEachDialect('webhook deliveries', (database) => {
     assert.match(d.attempts[0].error, /^connection refused \(ECONNREFUSED\)$/);
   });
 
+  it('keeps only the first 1 KB of an answer', async () => {
+    const ep = await endpoint(() => ({ status: 500, body: `${'é'.repeat(100)}${'x'.repeat(100_000)}` }));
+    await emit('iot.alert.raised', {});
+    await worker.drain();
+    const [d] = await deliveries(ep.id);
+    const excerpt = d.attempts[0].response_excerpt as string;
+    assert.equal(Buffer.byteLength(excerpt), 1024);
+    assert.ok(excerpt.startsWith('é'.repeat(100)));
+  });
+
   it('makes 7 attempts in all, then fails the delivery', async () => {
     const ep = await endpoint(() => ({ status: 500 }));
     await emit('iot.alert.raised', {});

@@ -3,6 +3,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
+import { StringDecoder } from 'node:string_decoder';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { type AllowList, isLocalhostName, refusedAddressReason, urlShapeProblem } from './address-guard.js';
@@ -62,7 +63,7 @@ export interface Sender {
 
 export function createSender(options: SenderOptions): Sender {
   const { allowList, timeoutMs } = options;
-  const ca = options.caFile ? [...rootCertificates, readFileSync(options.caFile, 'utf8')] : undefined;
+  const ca = options.caFile ? [...rootCertificates, readCaFile(options.caFile)] : undefined;
   const baseConnect = buildConnector({
     timeout: timeoutMs,
     lookup: guardedLookup(allowList),
@@ -146,6 +147,16 @@ export function createSender(options: SenderOptions): Sender {
   };
 }
 
+function readCaFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(
+      `WEBHOOK_CA_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
+
 async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -158,7 +169,8 @@ async function readExcerpt(body: AsyncIterable<Buffer> & { destroy(): void }): P
       break;
     }
   }
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+  // A character cut at the 1 KB boundary is left out rather than replaced.
+  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES));
 }
 
 function isTimeout(err: unknown): boolean {
