@@ -137,6 +137,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You have signed out.').waitFor();
+    assert.equal(await page.getByLabel('Username').inputValue(), '', 'nothing of the last user is left');
     assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
     const me = await request(t.url, 'GET', '/api/auth/me', { token });
     assert.equal(me.status, 401, 'the signed-out token no longer works');

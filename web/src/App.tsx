@@ -47,10 +47,15 @@ export function App() {
   }, [language, i18n]);
 
   // Who was signed in: an expired session's sign-in form starts with the same tenant and user.
+  // After a sign-out it starts empty (the next person at this computer may be someone else).
   const [lastAccount, setLastAccount] = useState<{ tenantcode: string; username: string } | null>(null);
   const endSession = useCallback(
     (notice: MessageKey) => {
-      if (session) setLastAccount({ tenantcode: session.tenant.code, username: session.user.username });
+      setLastAccount(
+        session && notice === 'signin.expired'
+          ? { tenantcode: session.tenant.code, username: session.user.username }
+          : null,
+      );
       saveSession(null);
       setSession(null);
       setSignInNotice(notice);
