@@ -28,6 +28,7 @@ import {
 } from './platform/http/lenient-input.js';
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { DEFAULT_WEB_DIST_DIR, webScreenRoutes } from './platform/http/web-screen.js';
 
 export interface AppDeps {
   config: Config;
@@ -37,6 +38,8 @@ export interface AppDeps {
   secretKey: Buffer;
   /** Fastify logger options; false in tests unless asked. */
   logger?: FastifyServerOptions['logger'];
+  /** The built management screen served under /manage/; web/dist unless told. */
+  webDistDir?: string;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -79,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(healthRoutes, { deps: { db } });
   await app.register(authRoutes, { deps: core });
   await app.register(webhookRoutes, { deps: { ...core, secretKey: deps.secretKey } });
+  await app.register(webScreenRoutes, { distDir: deps.webDistDir ?? DEFAULT_WEB_DIST_DIR });
 
   const resources = { db, clock: deps.clock };
   await app.register(cropRoutes, { deps: resources });

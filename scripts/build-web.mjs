@@ -1,0 +1,28 @@
+// Builds the management screen (web/) into web/dist with Vite. `npm install` runs it (prepare),
+// so a fresh clone serves the screen after `npm install && npm start`; `npm run build` too.
+// Without the build tools (an install that left out devDependencies) it explains and skips.
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../web/', import.meta.url));
+const require = createRequire(import.meta.url);
+
+let vite;
+try {
+  require.resolve('vite/package.json');
+  vite = await import('vite');
+} catch {
+  process.stderr.write(
+    'build-web: Vite is not installed (devDependencies left out?); the Webhooks screen was not built.\n' +
+      '           Run "npm install" (with devDependencies), then "npm run build:web".\n',
+  );
+  process.exit(process.argv.includes('--if-possible') ? 0 : 1);
+}
+
+await vite.build({ root, configFile: `${root}vite.config.ts`, logLevel: process.env.CI ? 'info' : 'warn' });
+if (!existsSync(`${root}dist/index.html`)) {
+  process.stderr.write('build-web: the build finished without web/dist/index.html\n');
+  process.exit(1);
+}
+process.stdout.write('build-web: the Webhooks screen is built into web/dist\n');

@@ -1,0 +1,499 @@
+// The Webhooks screen in a real headless Chromium against a real Furrow app serving the built
+// web/dist. Every test fails on a console error or an uncaught exception and saves screenshots
+// under test-output/webhooks-screen/.
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { emitEvent } from '../../src/modules/webhooks/outbox.js';
+import { createDeliveryWorker, type DeliveryWorker } from '../../src/modules/webhooks/worker.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { request, startTestApp, type TestApp } from '../support/app.js';
+import {
+  accessibilityViolations,
+  ensureWebBuilt,
+  launchBrowser,
+  openScreen,
+  type ScreenPage,
+  TEST_OUTPUT_DIR,
+} from '../support/browser.js';
+import { TestDatabase } from '../support/databases.js';
+import { makeTenant, makeUser, type TestTenant } from '../support/factories.js';
+import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
+
+const OUTPUT = join(TEST_OUTPUT_DIR, 'webhooks-screen');
+const PHONE = { width: 390, height: 844 };
+
+async function signIn(page: Page, tenant: string, user: { username: string; password: string }) {
+  await page.getByLabel('Tenant code').fill(tenant);
+  await page.getByLabel('Username').fill(user.username);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
+  const database = new TestDatabase('sqlite');
+  let t: TestApp;
+  let browser: Browser;
+  let farm: TestTenant;
+  let staff: { username: string; password: string };
+  const open: ScreenPage[] = [];
+
+  async function screen(options: { viewport?: { width: number; height: number }; locale?: string } = {}) {
+    const s = await openScreen(browser, t.url, { outputDir: OUTPUT, ...options });
+    open.push(s);
+    return s;
+  }
+
+  before(async () => {
+    ensureWebBuilt();
+    await database.create();
+    t = await startTestApp(database.url);
+    farm = await makeTenant(t.database.db);
+    staff = await makeUser(t.database.db, farm, 'staff');
+    browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    // Every page of the test must have stayed free of console errors.
+    const problems = open.flatMap((s) => s.problems);
+    await Promise.all(open.splice(0).map((s) => s.close()));
+    assert.deepEqual(problems, [], 'no console errors, uncaught exceptions or failed requests');
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await database.drop();
+  });
+
+  it('signs in with the keyboard alone, after a wrong password is refused with the reason', async () => {
+    const { page, screenshot } = await screen();
+    await page.goto('/');
+    await page.waitForURL('**/manage/');
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+
+    await signIn(page, farm.code, { username: 'owner', password: 'wrong-password' });
+    await page.getByRole('alert').filter({ hasText: 'The account or password is incorrect' }).waitFor();
+    await screenshot('01-sign-in-refused');
+    assert.deepEqual(await accessibilityViolations(page), []);
+
+    // Keyboard only: Tab from field to field, Enter to submit.
+    await page.getByLabel('Password').fill('');
+    await page.getByLabel('Tenant code').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate('document.activeElement.id'), 'signin-username');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(farm.owner.password);
+    await page.keyboard.press('Enter');
+
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByText(`Signed in as Ana Tran (owner), Farm ${farm.code}`).waitFor();
+    const stored = await page.evaluate('JSON.parse(sessionStorage.getItem("furrow.session")).token');
+    assert.equal(typeof stored, 'string', 'the token is kept in sessionStorage');
+    await screenshot('02-signed-in');
+    assert.deepEqual(await accessibilityViolations(page), []);
+  });
+
+  it('tells a staff member that only owners manage webhooks', async () => {
+    const { page, screenshot } = await screen();
+    await page.goto('/manage/webhooks');
+    await signIn(page, farm.code, staff);
+    await page.getByRole('heading', { name: 'Only owners can manage webhooks' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add endpoint' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Add endpoint' }).count(), 0);
+    await screenshot('03-staff');
+    assert.deepEqual(await accessibilityViolations(page), []);
+  });
+
+  it('goes back to sign-in with a message when the token expires', async () => {
+    const { page, screenshot } = await screen();
+    await page.goto('/manage/');
+    await signIn(page, farm.code, farm.owner);
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+
+    t.clock.advance(36_001 * 1000); // past TOKEN_TTL_SECONDS
+    try {
+      await page.reload();
+      await page.getByText('Your session has expired. Please sign in again.').waitFor();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
+      assert.equal(await page.getByLabel('Tenant code').inputValue(), farm.code, 'ready to sign in again');
+      assert.equal(await page.getByLabel('Username').inputValue(), 'owner');
+      assert.equal(await page.getByLabel('Password').inputValue(), '');
+      await screenshot('04-expired');
+    } finally {
+      t.clock.advance(-36_001 * 1000);
+    }
+  });
+
+  it('signs out: the token is revoked and the screen says so', async () => {
+    const { page, screenshot } = await screen();
+    await page.goto('/manage/');
+    await signIn(page, farm.code, farm.owner);
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    const token = (await page.evaluate(
+      'JSON.parse(sessionStorage.getItem("furrow.session")).token',
+    )) as string;
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You have signed out.').waitFor();
+    assert.equal(await page.getByLabel('Username').inputValue(), '', 'nothing of the last user is left');
+    assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
+    const me = await request(t.url, 'GET', '/api/auth/me', { token });
+    assert.equal(me.status, 401, 'the signed-out token no longer works');
+    await screenshot('05-signed-out');
+  });
+
+  it('speaks Vietnamese, server messages included, and fits a phone screen', async () => {
+    const { page, screenshot } = await screen({ viewport: PHONE });
+    await page.goto('/manage/');
+    await page.getByLabel('Language').selectOption('vi');
+    await page.getByRole('heading', { level: 1, name: 'Đăng nhập' }).waitFor();
+    assert.equal(await page.evaluate('document.documentElement.lang'), 'vi');
+
+    await page.getByLabel('Mã doanh nghiệp').fill(farm.code);
+    await page.getByLabel('Tên đăng nhập').fill('owner');
+    await page.getByLabel('Mật khẩu').fill('wrong-password');
+    await page.getByRole('button', { name: 'Đăng nhập' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Tài khoản hoặc mật khẩu không đúng' }).waitFor();
+
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
+    await screenshot('06-phone-vietnamese');
+  });
+});
+
+/** The wall clock, where the app expects a ManualClock: deliveries and retries run in real time. */
+class WallClock extends ManualClock {
+  override now(): number {
+    return Date.now();
+  }
+}
+
+const HARVEST = {
+  harvest_record_id: 41,
+  parcel_id: 3,
+  crop_type_id: 2,
+  quantity_kg: 1250.5,
+  confirmed_at: '2026-11-22T06:30:00Z',
+};
+
+describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]', () => {
+  const database = new TestDatabase('sqlite');
+  let t: TestApp;
+  let browser: Browser;
+  let receiver: Receiver;
+  let worker: DeliveryWorker;
+  let farm: TestTenant;
+  let s: ScreenPage;
+  let page: Page;
+  let endpointUrl: string;
+  let secret: string;
+
+  /** The delivery log's row for a delivery, or the newest row of an event type. */
+  const logRows = () => page.locator('table.deliveries > tbody > tr[data-delivery-id]');
+  const raise = () =>
+    emitEvent({ clock: t.clock }, { db: t.database.db, tenantId: farm.id }, 'harvest.batch.created', HARVEST);
+
+  before(async () => {
+    ensureWebBuilt();
+    await database.create();
+    receiver = await startReceiver();
+    t = await startTestApp(database.url, {
+      clock: new WallClock(),
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+        WEBHOOK_CA_FILE: receiver.caFile,
+        WEBHOOK_RETRY_SCHEDULE: '1500ms,1500ms,1500ms,1500ms,1500ms,1500ms',
+        WEBHOOK_TIMEOUT_MS: '3000',
+      },
+    });
+    worker = createDeliveryWorker({
+      database: t.database,
+      clock: t.clock,
+      config: t.config,
+      secretKey: t.config.secretKey!,
+    });
+    await worker.start();
+    farm = await makeTenant(t.database.db);
+    endpointUrl = `${receiver.origin}/farm-events`;
+    browser = await launchBrowser();
+    s = await openScreen(browser, t.url, { outputDir: OUTPUT });
+    page = s.page;
+  });
+  afterEach(() => {
+    assert.deepEqual(s.problems.splice(0), [], 'no console errors, uncaught exceptions or failed requests');
+  });
+  after(async () => {
+    await s?.close();
+    await browser?.close();
+    await worker?.stop();
+    await t?.close();
+    await receiver?.close();
+    await database.drop();
+  });
+
+  it('adds an endpoint after refusing a private and a plain-http URL with the server’s reason', async () => {
+    await page.goto('/manage/');
+    await signIn(page, farm.code, farm.owner);
+    await page.getByText('No webhooks yet').waitFor();
+    await page.getByRole('link', { name: 'Add endpoint' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Add a webhook endpoint' }).waitFor();
+    // Moving to another page puts the focus on its heading (screen readers read the new page).
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a webhook endpoint');
+
+    const url = page.getByLabel('Receiving URL');
+    await url.fill('https://10.0.0.7/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const urlError = page.locator('#endpoint-url-error');
+    await urlError.waitFor();
+    assert.match((await urlError.textContent()) ?? '', /url .*(private|public|10\.0\.0\.7)/i);
+    assert.equal(await url.getAttribute('aria-invalid'), 'true');
+    assert.equal(
+      await page.evaluate('document.activeElement.id'),
+      'endpoint-url',
+      'focus moves to the field',
+    );
+    await s.screenshot('10-private-url-refused');
+    assert.deepEqual(await accessibilityViolations(page), []);
+
+    await url.fill('http://example.com/hooks');
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.locator('#endpoint-url-error').filter({ hasText: /https/i }).waitFor();
+
+    await url.fill(endpointUrl);
+    await page.getByLabel('Description (optional)').fill('Packing house ERP');
+    // Every kind is selected by default; keep all of them.
+    assert.equal(await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).isChecked(), true);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+    await page.getByText('Copy this secret now: you will not see it again.').waitFor();
+    secret = await page.getByLabel('Signing secret', { exact: true }).inputValue();
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied to the clipboard.').waitFor();
+    assert.equal(await page.evaluate('navigator.clipboard.readText()'), secret);
+    await s.screenshot('11-secret-shown-once');
+    assert.deepEqual(await accessibilityViolations(page), []);
+
+    await page.getByRole('button', { name: 'I have saved the secret' }).click();
+    assert.equal(
+      await page.getByLabel('Signing secret', { exact: true }).count(),
+      0,
+      'the secret is gone once dismissed',
+    );
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+    assert.equal(
+      await page.getByLabel('Signing secret', { exact: true }).count(),
+      0,
+      'and never shown again',
+    );
+  });
+
+  it('sends a test: it appears in the log with its attempt, signed with the secret', async () => {
+    await page.getByText('No deliveries yet. Send a test to see one here.').waitFor();
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const row = logRows().first();
+    await row.getByText('Succeeded').waitFor(); // no reload: the log refreshes itself
+    assert.equal(await row.locator('th code').textContent(), 'webhook.test');
+    assert.match(
+      (await row.locator('time').first().textContent()) ?? '',
+      /GMT\+7/,
+      "the browser's time zone",
+    );
+
+    const [sent] = await receiver.waitForRequests(1);
+    const expected = `sha256=${createHmac('sha256', secret)
+      .update(`${sent!.headers['x-service-timestamp']}.${sent!.body}`)
+      .digest('hex')}`;
+    assert.equal(sent!.headers['x-service-signature'], expected, 'signed with the secret the screen showed');
+
+    const deliveryId = sent!.headers['x-service-delivery']!;
+    await page.getByRole('button', { name: `Details of delivery ${deliveryId}` }).click();
+    const details = page.locator('.delivery-details');
+    await details.getByText('Attempt 1').waitFor();
+    await details.getByText(deliveryId).first().waitFor();
+    assert.match((await details.locator('.attempt').textContent()) ?? '', /200/);
+    assert.match(
+      (await details.locator('pre.code-block').last().textContent()) ?? '',
+      /"type": "webhook.test"/,
+    );
+    await details.getByRole('rowheader', { name: 'content-type' }).waitFor();
+    await s.screenshot('12-test-delivered');
+  });
+
+  it('shows a failing receiver’s retries, every attempt with its status and response', async () => {
+    receiver.script = () => ({ status: 503, body: 'packing house ERP is down for maintenance' });
+    await raise();
+    const row = logRows().first();
+    await row.locator('th code', { hasText: 'harvest.batch.created' }).waitFor();
+    await row.getByText('Retrying').waitFor();
+    await s.screenshot('13-retrying');
+    await row.getByText('Failed').waitFor({ timeout: 30_000 });
+    assert.equal(await row.locator('td').nth(2).textContent(), '7', 'seven attempts in all');
+
+    const deliveryId = (await row.getAttribute('data-delivery-id'))!;
+    await page.getByRole('button', { name: `Details of delivery ${deliveryId}` }).click();
+    const attempts = page.locator(`#delivery-${deliveryId} .attempt`);
+    await attempts.nth(6).waitFor();
+    assert.equal(await attempts.count(), 7);
+    assert.match((await attempts.first().textContent()) ?? '', /503.*packing house ERP is down/s);
+    await s.screenshot('14-failed-after-retries');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await page.evaluate('window.scrollTo(0, 0)');
+    await s.screenshot('readme-webhooks-screen', { fullPage: false }); // docs/webhooks-screen.png
+  });
+
+  it('redelivers a delivery: same id and body, one more attempt', async () => {
+    receiver.script = () => undefined; // 200 again
+    const before = receiver.requests.length;
+    const row = logRows().first();
+    const deliveryId = (await row.getAttribute('data-delivery-id'))!;
+    await page.getByRole('button', { name: `Redeliver ${deliveryId}` }).click();
+    await page.getByText(`Delivery ${deliveryId} queued again.`).waitFor();
+    await row.getByText('Succeeded').waitFor();
+    const requests = await receiver.waitForRequests(before + 1);
+    const again = requests[before]!;
+    assert.equal(again.headers['x-service-delivery'], deliveryId);
+    const original = requests.find((r) => r.headers['x-service-delivery'] === deliveryId)!;
+    assert.equal(again.body, original.body, 'the same bytes');
+    await s.screenshot('15-redelivered');
+  });
+
+  it('rotates the secret after a confirmation; the old one stops signing', async () => {
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Rotate the signing secret?' });
+    await dialog.waitFor();
+    await page.keyboard.press('Escape'); // cancelling changes nothing
+    await dialog.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await s.screenshot('16-rotate-confirmation');
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText('Secret rotated. The previous secret no longer signs messages.').waitFor();
+    const rotated = await page.getByLabel('Signing secret', { exact: true }).inputValue();
+    assert.notEqual(rotated, secret);
+    assert.match(rotated, /^whsec_/);
+    await s.screenshot('17-secret-rotated');
+
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Send test' }).click();
+    const [sent] = (await receiver.waitForRequests(before + 1)).slice(before);
+    const signedWith = (key: string) =>
+      `sha256=${createHmac('sha256', key).update(`${sent!.headers['x-service-timestamp']}.${sent!.body}`).digest('hex')}`;
+    assert.equal(sent!.headers['x-service-signature'], signedWith(rotated));
+    assert.notEqual(sent!.headers['x-service-signature'], signedWith(secret));
+    secret = rotated;
+    await page.getByRole('button', { name: 'I have saved the secret' }).click();
+  });
+
+  it('pauses after five fully failed deliveries, holds new ones, and re-enables to send them', async () => {
+    receiver.script = () => ({ status: 500, body: 'no' });
+    await Promise.all([raise(), raise(), raise(), raise(), raise()]);
+    await page.getByRole('heading', { name: 'This endpoint is paused' }).waitFor({ timeout: 40_000 });
+    // The streak may pass five: deliveries running side by side can all fail before the pause.
+    await page.getByText(/Paused after ([5-9]|\d\d) deliveries in a row failed every attempt/).waitFor();
+    await raise(); // arrives while paused: held
+
+    // The screen states the API's count of held deliveries.
+    const token = (await page.evaluate(
+      'JSON.parse(sessionStorage.getItem("furrow.session")).token',
+    )) as string;
+    const endpointId = (await page.locator('.settings dd code').last().textContent())!;
+    const held = (await request(t.url, 'GET', `/api/webhooks/${endpointId}`, { token })).body.data.held_count;
+    assert.ok(held >= 1, `held deliveries: ${held}`);
+    const heldText = held === 1 ? '1 delivery is held' : `${held} deliveries are held`;
+    await page.getByText(`${heldText} and will be sent when you re-enable it.`).waitFor();
+    await s.screenshot('18-paused');
+
+    // The list says it too.
+    await page.getByRole('link', { name: 'All webhooks' }).click();
+    const listRow = page.getByRole('row', { name: new RegExp(endpointUrl) });
+    await listRow.getByText('Paused', { exact: true }).waitFor();
+    await listRow.getByText(new RegExp(heldText)).waitFor();
+    await s.screenshot('19-list-paused');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await listRow.getByRole('link', { name: endpointUrl }).click();
+
+    receiver.script = () => undefined;
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Re-enable' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Re-enable this webhook?' });
+    await dialog
+      .getByText(
+        held === 1
+          ? `1 held delivery will be sent to ${endpointUrl}.`
+          : `${held} held deliveries will be sent to ${endpointUrl}, oldest first.`,
+      )
+      .waitFor();
+    await s.screenshot('20-reenable-confirmation');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await dialog.getByRole('button', { name: 'Re-enable' }).click();
+    await page.getByText('Endpoint re-enabled.').waitFor();
+    await receiver.waitForRequests(before + held);
+    await logRows().first().getByText('Succeeded').waitFor();
+    await page.locator('.page-title .badge', { hasText: 'Active' }).waitFor();
+    assert.equal(await page.getByRole('heading', { name: 'This endpoint is paused' }).count(), 0);
+    await page.locator('table.deliveries .badge', { hasText: 'Held' }).first().waitFor({ state: 'detached' });
+  });
+
+  it('edits the events and description', async () => {
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Edit webhook endpoint' }).waitFor();
+    await page.getByRole('checkbox', { name: /A sensor crosses a threshold/ }).uncheck();
+    await page.getByRole('checkbox', { name: /A device stops reporting/ }).uncheck();
+    await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Select at least one event.').waitFor();
+
+    await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).check();
+    await page.getByLabel('Description (optional)').fill('Harvest batches for the packing house');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Changes saved.').waitFor();
+    const settings = page.locator('.settings');
+    await settings.getByText('Harvest batches for the packing house').waitFor();
+    assert.deepEqual(await settings.locator('.events code').allTextContents(), ['harvest.batch.created']);
+    await s.screenshot('21-detail');
+  });
+
+  it('shows the list with the last delivery, in Vietnamese too, readable at phone width', async () => {
+    await page.getByRole('link', { name: 'All webhooks' }).click();
+    const listRow = page.getByRole('row', { name: new RegExp(endpointUrl) });
+    await listRow.getByText('Succeeded').waitFor();
+    await listRow.getByText('Packing house', { exact: false }).waitFor();
+    await s.screenshot('22-list');
+
+    await page.getByLabel('Language').selectOption('vi');
+    await page.getByRole('columnheader', { name: 'Lần gửi gần nhất' }).waitFor();
+    await listRow.getByText('Thành công').waitFor();
+    await s.screenshot('22-list-vietnamese');
+    await page.getByLabel('Ngôn ngữ').selectOption('en');
+    await page.getByRole('columnheader', { name: 'Last delivery' }).waitFor();
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('link', { name: endpointUrl }).click();
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+    await logRows().first().waitFor();
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    assert.ok(Number(overflow) <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
+    await s.screenshot('23-detail-phone');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('deletes the endpoint after a confirmation', async () => {
+    await page.getByRole('button', { name: 'Delete' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this webhook?' });
+    await dialog.getByText(endpointUrl, { exact: false }).waitFor();
+    await dialog.getByRole('button', { name: 'Delete webhook' }).click();
+    await page.getByText(`The webhook ${endpointUrl} was deleted.`).waitFor();
+    await page.getByText('No webhooks yet').waitFor();
+    const left = await request(t.url, 'GET', '/api/webhooks', {
+      token: (await page.evaluate('JSON.parse(sessionStorage.getItem("furrow.session")).token')) as string,
+    });
+    assert.deepEqual(left.body, []);
+    await s.screenshot('24-deleted');
+  });
+});

@@ -1,0 +1,144 @@
+// A real headless Chromium for the screen's tests: Debian's /usr/bin/chromium driven by
+// playwright-core (which downloads nothing). Every page records console errors and uncaught
+// exceptions so a test can fail on them, and saves screenshots under test-output/.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { REPO_ROOT } from './processes.js';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const WEB_DIST_DIR = join(REPO_ROOT, 'web', 'dist');
+export const TEST_OUTPUT_DIR = join(REPO_ROOT, 'test-output');
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-dev-shm-usage',
+];
+
+/** The tests serve the real build; build it when it is missing (npm install normally has). */
+export function ensureWebBuilt(): void {
+  if (existsSync(join(WEB_DIST_DIR, 'index.html'))) return;
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-web.mjs')], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
+  if (result.status !== 0 || !existsSync(join(WEB_DIST_DIR, 'index.html'))) {
+    throw new Error('web/dist is missing and "npm run build:web" failed: the screen cannot be tested');
+  }
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `No Chromium at ${CHROMIUM_PATH}. Install Debian's package ("apt-get install chromium") or set CHROMIUM_PATH.`,
+    );
+  }
+  // playwright-core gives the browser a fresh temporary profile (--user-data-dir) and removes it.
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    timeout: 60_000,
+  });
+}
+
+/**
+ * HTTP errors the screen asks for by design (a wrong form is a 422, an expired token a 401).
+ * Chromium logs each as "Failed to load resource"; anything else on the console is a failure.
+ */
+const EXPECTED_HTTP_ERRORS =
+  /^Failed to load resource: the server responded with a status of (401|403|409|422) /;
+
+export interface ScreenPage {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors, uncaught exceptions and failed requests seen so far. */
+  problems: string[];
+  /** Saves <outputDir>/<name>.png: the whole page, or only what the window shows. */
+  screenshot(name: string, options?: { fullPage?: boolean }): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function openScreen(
+  browser: Browser,
+  baseURL: string,
+  options: {
+    outputDir: string;
+    viewport?: { width: number; height: number };
+    locale?: string;
+    timezoneId?: string;
+  },
+): Promise<ScreenPage> {
+  const context = await browser.newContext({
+    baseURL,
+    viewport: options.viewport ?? { width: 1280, height: 900 },
+    locale: options.locale ?? 'en-GB',
+    timezoneId: options.timezoneId ?? 'Asia/Ho_Chi_Minh',
+    deviceScaleFactor: 1,
+  });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseURL });
+  const page = await context.newPage();
+  page.setDefaultTimeout(15_000);
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() !== 'error' && message.type() !== 'warning') return;
+    const text = message.text();
+    if (message.type() === 'error' && EXPECTED_HTTP_ERRORS.test(text)) return;
+    if (message.type() === 'warning' && !/Content.Security.Policy|React/i.test(text)) return;
+    problems.push(`console ${message.type()}: ${text} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => problems.push(`uncaught: ${error.stack ?? error.message}`));
+  page.on('requestfailed', (request) => {
+    // A request cut short by a navigation is normal; a refused one is not.
+    const failure = request.failure()?.errorText ?? '';
+    if (!/ERR_ABORTED/.test(failure)) problems.push(`request failed: ${request.url()} ${failure}`);
+  });
+  mkdirSync(options.outputDir, { recursive: true });
+  return {
+    context,
+    page,
+    problems,
+    async screenshot(name: string, shot: { fullPage?: boolean } = {}) {
+      const path = join(options.outputDir, `${name}.png`);
+      await page.screenshot({ path, fullPage: shot.fullPage ?? true });
+      return path;
+    },
+    async close() {
+      await context.close();
+    },
+  };
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/**
+ * Runs axe-core (WCAG 2 A/AA rules) on the page as it is now and answers one line per
+ * violation. It is evaluated through the DevTools protocol, so the page's CSP stays as served.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) {
+    await page.evaluate(`${AXE_SOURCE}\nundefined`);
+  }
+  const violations = (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)`,
+  )) as AxeViolation[];
+  return violations.map(
+    (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+  );
+}

@@ -1,0 +1,69 @@
+// A modal confirmation on the native <dialog>: focus stays inside, Escape cancels, and the
+// focus returns to the button that opened it.
+import { type ReactNode, useEffect, useId, useRef } from 'react';
+import { useI18n } from '../i18n';
+
+interface ConfirmDialogProps {
+  title: string;
+  children: ReactNode;
+  confirmLabel: string;
+  tone?: 'danger' | 'primary';
+  busy?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+}
+
+export function ConfirmDialog({
+  title,
+  children,
+  confirmLabel,
+  tone = 'primary',
+  busy = false,
+  onConfirm,
+  onCancel,
+}: ConfirmDialogProps) {
+  const { t } = useI18n();
+  const ref = useRef<HTMLDialogElement>(null);
+  const cancelRef = useRef<HTMLButtonElement>(null);
+  const titleId = useId();
+  const bodyId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const opener = document.activeElement as HTMLElement | null;
+    dialog.showModal();
+    // The safe choice has the focus: Enter never confirms a destructive action by accident.
+    cancelRef.current?.focus();
+    return () => {
+      if (dialog.open) dialog.close();
+      opener?.focus?.();
+    };
+  }, []);
+
+  return (
+    <dialog
+      ref={ref}
+      className="dialog"
+      aria-labelledby={titleId}
+      aria-describedby={bodyId}
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancel();
+      }}
+    >
+      <h2 id={titleId}>{title}</h2>
+      <div id={bodyId} className="dialog-body">
+        {children}
+      </div>
+      <div className="dialog-actions">
+        <button type="button" className="button secondary" ref={cancelRef} onClick={onCancel} disabled={busy}>
+          {t('dialog.cancel')}
+        </button>
+        <button type="button" className={`button ${tone}`} onClick={onConfirm} disabled={busy}>
+          {confirmLabel}
+        </button>
+      </div>
+    </dialog>
+  );
+}
