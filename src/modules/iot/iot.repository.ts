@@ -2,6 +2,14 @@
 // the offline sweeper is the one cross-tenant reader (it is a system process, not a request).
 import { type Selectable, sql } from 'kysely';
 import { isPostgresDb, isUniqueViolation } from '../../platform/db/database.js';
+import {
+  findLive,
+  insertRecord,
+  listLive,
+  type PageRequest,
+  softDeleteRecord,
+  updateRecord,
+} from '../../platform/db/records.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { IotAlertsTable, IotDevicesTable, IotRulesTable } from '../../platform/db/tables/iot.js';
 import type { Db } from '../../platform/db/types.js';
@@ -31,18 +39,12 @@ export async function insertDevice(
   now: number,
 ): Promise<number> {
   try {
-    const row = await insertScoped(scope, 'iot_devices', {
-      ...device,
-      last_heartbeat_at: null,
-      is_online: 0,
-      offline_at: null,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+    return await insertRecord(
+      scope,
+      'iot_devices',
+      { ...device, last_heartbeat_at: null, is_online: 0, offline_at: null },
+      now,
+    );
   } catch (err) {
     codeTaken(err);
   }
@@ -55,12 +57,7 @@ export async function updateDevice(
   now: number,
 ): Promise<boolean> {
   try {
-    const result = await updateScoped(scope, 'iot_devices')
-      .set({ ...patch, updated_at: now })
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+    return await updateRecord(scope, 'iot_devices', id, patch, now);
   } catch (err) {
     codeTaken(err);
   }
@@ -86,11 +83,7 @@ export async function replaceDeviceParcels(
 }
 
 export async function findDevice(scope: Scope, id: number): Promise<DeviceRow | undefined> {
-  return selectScoped(scope, 'iot_devices')
-    .selectAll()
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return findLive(scope, 'iot_devices', id);
 }
 
 export async function findDevicesByCodes(scope: Scope, codes: readonly string[]): Promise<DeviceRow[]> {
@@ -119,13 +112,11 @@ export async function lockLiveDevices(scope: Scope, ids: readonly number[]): Pro
   return new Set(rows.map((r) => r.id));
 }
 
-export async function listDevices(scope: Scope, page: Page): Promise<{ rows: DeviceRow[]; total: number }> {
-  const base = selectScoped(scope, 'iot_devices').where('deleted_at', 'is', null);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+export async function listDevices(
+  scope: Scope,
+  page: PageRequest,
+): Promise<{ rows: DeviceRow[]; total: number }> {
+  return listLive(scope, 'iot_devices', page);
 }
 
 export async function parcelIdsByDevice(
@@ -144,12 +135,7 @@ export async function parcelIdsByDevice(
 }
 
 export async function softDeleteDevice(scope: Scope, id: number, now: number): Promise<boolean> {
-  const result = await updateScoped(scope, 'iot_devices')
-    .set({ deleted_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return false;
+  if (!(await softDeleteRecord(scope, 'iot_devices', id, now))) return false;
   // Rules aimed at this device go with it.
   await updateScoped(scope, 'iot_rules')
     .set({ deleted_at: now, updated_at: now })
@@ -249,15 +235,7 @@ export type RuleInsert = Pick<
 >;
 
 export async function insertRule(scope: Scope, rule: RuleInsert, now: number): Promise<number> {
-  const row = await insertScoped(scope, 'iot_rules', {
-    ...rule,
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
-  })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  return insertRecord(scope, 'iot_rules', rule, now);
 }
 
 export async function updateRule(
@@ -266,12 +244,7 @@ export async function updateRule(
   patch: Partial<RuleInsert>,
   now: number,
 ): Promise<boolean> {
-  const result = await updateScoped(scope, 'iot_rules')
-    .set({ ...patch, updated_at: now })
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return updateRecord(scope, 'iot_rules', id, patch, now);
 }
 
 /** A changed rule starts from a clean state: the next reading decides anew. */
@@ -284,29 +257,18 @@ export async function resetRuleStates(scope: Scope, ruleId: number): Promise<voi
 }
 
 export async function findRule(scope: Scope, id: number): Promise<RuleRow | undefined> {
-  return selectScoped(scope, 'iot_rules')
-    .selectAll()
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return findLive(scope, 'iot_rules', id);
 }
 
-export async function listRules(scope: Scope, page: Page): Promise<{ rows: RuleRow[]; total: number }> {
-  const base = selectScoped(scope, 'iot_rules').where('deleted_at', 'is', null);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('id').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+export async function listRules(
+  scope: Scope,
+  page: PageRequest,
+): Promise<{ rows: RuleRow[]; total: number }> {
+  return listLive(scope, 'iot_rules', page);
 }
 
 export async function softDeleteRule(scope: Scope, id: number, now: number): Promise<boolean> {
-  const result = await updateScoped(scope, 'iot_rules')
-    .set({ deleted_at: now, updated_at: now })
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return softDeleteRecord(scope, 'iot_rules', id, now);
 }
 
 /** Live rules aimed at any of these devices, directly or through their zone. */

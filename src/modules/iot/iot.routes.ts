@@ -61,7 +61,7 @@ export const deviceRoutes = resourceRoutes({
   schemas: { item: Device, create: DeviceCreate, update: DeviceUpdate },
   service: {
     async list(ctx, query) {
-      const { rows, total } = await listDevices(ctx.scope, offsetOf(query));
+      const { rows, total } = await listDevices(ctx.scope, query);
       return { items: await devicesWithParcels(ctx.scope, rows), total };
     },
     get: (ctx, id) => getDevice(ctx.scope, id),
@@ -79,7 +79,7 @@ export const ruleRoutes = resourceRoutes({
   schemas: { item: Rule, create: RuleCreate, update: RuleUpdate },
   service: {
     async list(ctx, query) {
-      const { rows, total } = await listRules(ctx.scope, offsetOf(query));
+      const { rows, total } = await listRules(ctx.scope, query);
       return { items: rows.map(toRuleAnswer), total };
     },
     get: (ctx, id) => getRule(ctx.scope, id),
