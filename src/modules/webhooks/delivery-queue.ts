@@ -175,15 +175,17 @@ export async function recordAttempt(
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
   return db.transaction().execute(async (trx) => {
-    // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry).
-    const endpoint = outcome.ok
-      ? undefined
-      : await trx
-          .selectFrom('webhook_endpoints')
-          .select(['status'])
-          .where('tenant_id', '=', delivery.tenantId)
-          .where('id', '=', delivery.endpointId)
-          .executeTakeFirst();
+    // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On
+    // PostgreSQL the row is locked as for the update of the failure streak that may follow (a share
+    // lock would deadlock two failures upgrading it), so enabling the endpoint waits for this
+    // transaction and then releases a `held` written here.
+    let endpointQuery = trx
+      .selectFrom('webhook_endpoints')
+      .select(['status'])
+      .where('tenant_id', '=', delivery.tenantId)
+      .where('id', '=', delivery.endpointId);
+    if (isPostgres(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
+    const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
     let status: DeliveryStatus;
     let nextAttemptAt: number | null = null;
     if (outcome.ok) status = 'succeeded';

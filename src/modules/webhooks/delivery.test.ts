@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, afterEach, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
@@ -486,5 +487,53 @@ forEachDialect('webhook deliveries', (database) => {
     const received = ep.received();
     assert.equal(received.length, 1);
     assert.deepEqual(JSON.parse(received[0]!.body).data, { committed: true });
+  });
+  /** Resolves once a statement of this database waits on a row lock (PostgreSQL). */
+  async function someoneWaitsOnALock(): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db);
+      if (Number(rows[0]!.n) > 0) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('nobody waited on a lock');
+  }
+
+  it('leaves nothing held when enable commits while an event for the paused endpoint is being written', {
+    skip: database.dialect !== 'postgres' && 'needs two concurrent connections',
+  }, async () => {
+    const ep = await endpoint();
+    await t.database.db.updateTable('webhook_endpoints').set({ status: 'paused' }).execute();
+    let commit!: () => void;
+    const gate = new Promise<void>((r) => {
+      commit = r;
+    });
+    let written!: () => void;
+    const wasWritten = new Promise<void>((r) => {
+      written = r;
+    });
+    // The event's transaction saw `paused` and wrote a held delivery; it has not committed yet.
+    const emitting = t.database.db.transaction().execute(async (trx) => {
+      const ids = await emitEvent({ clock: t.clock }, { db: trx, tenantId: farm.id }, 'iot.alert.raised', {
+        raced: true,
+      });
+      written();
+      await gate;
+      return ids;
+    });
+    await wasWritten;
+    const enabling = owner.post(`/api/webhooks/${ep.id}/enable`);
+    // Enable either finishes now (it could not see the uncommitted row) or waits for the event.
+    await Promise.race([enabling, someoneWaitsOnALock()]);
+    commit();
+    const [id] = await emitting;
+    assert.equal((await enabling).status, 200);
+    const [d] = await deliveries(ep.id);
+    assert.equal(d.id, id);
+    assert.equal(d.status, 'pending', 'the event written while paused resumes with the endpoint');
+    assert.equal((await getEndpoint(ep.id)).held_count, 0);
+    assert.equal(await worker.drain(), 1);
+    assert.equal(ep.received().length, 1);
   });
 });
