@@ -70,6 +70,20 @@ export async function claimDueDeliveries(
       .where('status', 'in', ['pending', 'retrying'])
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
+      .where((eb) =>
+        eb.or([
+          eb('counts_toward_pause', '=', 0),
+          eb.exists(
+            eb
+              .selectFrom('webhook_endpoints as e')
+              .select('e.id')
+              .whereRef('e.tenant_id', '=', 'webhook_deliveries.tenant_id')
+              .whereRef('e.id', '=', 'webhook_deliveries.endpoint_id')
+              .where('e.status', '=', 'active'),
+          ),
+        ]),
+      )
       .orderBy('next_attempt_at')
       .orderBy('id')
       // A few more than the free slots, for endpoints that reach their cap within this batch.
@@ -186,9 +200,21 @@ export async function recordAttempt(
       .where('id', '=', delivery.endpointId);
     if (isPostgres(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
     const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
+    // The endpoint was paused while the attempt was in flight: the delivery stays held (it is sent
+    // again on enable; receivers deduplicate on the id) and the streak is left alone.
+    let current = trx
+      .selectFrom('webhook_deliveries')
+      .select(['status'])
+      .where('tenant_id', '=', delivery.tenantId)
+      .where('id', '=', delivery.id)
+      .where('lease_owner', '=', options.owner);
+    if (isPostgres(trx)) current = current.forUpdate();
+    const row = await current.executeTakeFirst();
+    if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
     let status: DeliveryStatus;
     let nextAttemptAt: number | null = null;
-    if (outcome.ok) status = 'succeeded';
+    if (row.status === 'held') status = 'held';
+    else if (outcome.ok) status = 'succeeded';
     else if (number >= maxAttempts) status = 'failed';
     else if (endpoint?.status === 'paused' && delivery.countsTowardPause) status = 'held';
     else {
@@ -211,6 +237,7 @@ export async function recordAttempt(
       .where('tenant_id', '=', delivery.tenantId)
       .where('id', '=', delivery.id)
       .where('lease_owner', '=', options.owner)
+      .where('status', '=', row.status)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };
 
@@ -246,8 +273,10 @@ async function updateFailureStreak(
     q.where('tenant_id', '=', delivery.tenantId).where('id', '=', delivery.endpointId);
   if (succeeded) {
     // Only a streak to end takes the endpoint's row lock: concurrent successes do not queue on it.
+    // A paused endpoint keeps its streak until it is enabled (a success then does not hide why).
     await endpointWhere(trx.updateTable('webhook_endpoints').set({ consecutive_failures: 0 }))
       .where('consecutive_failures', '<>', 0)
+      .where('status', '=', 'active')
       .execute();
     return false;
   }

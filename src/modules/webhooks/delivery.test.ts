@@ -16,6 +16,7 @@ import {
   startReceiver,
 } from '../../../test/support/webhook-receiver.js';
 import type { Config } from '../../config.js';
+import { holdQueuedDeliveries } from './delivery-queue.js';
 import { type EventType, emitEvent } from './outbox.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 
@@ -535,5 +536,50 @@ forEachDialect('webhook deliveries', (database) => {
     assert.equal((await getEndpoint(ep.id)).held_count, 0);
     assert.equal(await worker.drain(), 1);
     assert.equal(ep.received().length, 1);
+  });
+  it('sends nothing but test messages to a paused endpoint, even deliveries left pending', async () => {
+    const ep = await endpoint();
+    // An event that raced the pause: its delivery is pending on a paused endpoint.
+    await emit('iot.alert.raised', { raced: 'pause' });
+    await t.database.db.updateTable('webhook_endpoints').set({ status: 'paused' }).execute();
+    t.clock.advance(60_000);
+    assert.equal(await worker.drain(), 0);
+    assert.equal(ep.received().length, 0);
+    assert.equal((await owner.post(`/api/webhooks/${ep.id}/test`)).status, 202);
+    assert.equal(await worker.drain(), 1);
+    assert.deepEqual(
+      ep.received().map((r) => r.headers['x-service-event']),
+      ['webhook.test'],
+    );
+  });
+
+  it('keeps a delivery held when the endpoint is paused while its attempt is in flight', async () => {
+    for (const answer of [{ status: 500 }, { status: 200 }]) {
+      await reset();
+      const ep = await endpoint(() => ({ ...answer, delayMs: 300 }));
+      const [id] = await emit('iot.alert.raised', { answer: answer.status });
+      const running = worker.runOnce();
+      await receiver.waitForRequests(receiver.requests.length + 1);
+      await t.database.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ status: 'paused', consecutive_failures: 3, paused_reason: 'test' })
+          .execute();
+        await holdQueuedDeliveries(
+          trx,
+          farm.id,
+          (await trx.selectFrom('webhook_endpoints').select('id').executeTakeFirstOrThrow()).id,
+        );
+      });
+      assert.equal(await running, 1);
+      const [d] = await deliveries(ep.id);
+      assert.equal(d.id, id);
+      assert.equal(d.status, 'held', `HTTP ${answer.status}`);
+      assert.equal(d.attempts.length, 1);
+      const state = await getEndpoint(ep.id);
+      assert.equal(state.status, 'paused');
+      assert.equal(state.consecutive_failures, 3, 'the streak is left alone');
+      assert.equal(state.held_count, 1);
+    }
   });
 });
