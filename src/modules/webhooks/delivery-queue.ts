@@ -1,5 +1,6 @@
 // The delivery queue's statements, one small function each (graphile-worker style). The worker
 // claims due deliveries with a lease, sends outside any transaction, then records the attempt.
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
@@ -41,6 +42,8 @@ export interface ClaimedDelivery {
   url: string;
   endpointPublicId: string;
   secretEncrypted: string;
+  /** This claim's lease token: recording the attempt or releasing the lease must present it. */
+  leaseToken: string;
 }
 
 export interface ClaimOptions {
@@ -51,6 +54,8 @@ export interface ClaimOptions {
   perEndpointLimit: number;
   /** Deliveries of this endpoint already in flight here. */
   inFlightByEndpoint: ReadonlyMap<number, number>;
+  /** Deliveries in flight here: never claimed again, even when their lease has run out. */
+  inFlightIds?: readonly number[];
 }
 
 /** Leases up to `limit` due deliveries, at most perEndpointLimit in flight per endpoint. */
@@ -89,6 +94,8 @@ export async function claimDueDeliveries(
       // A few more than the free slots, for endpoints that reach their cap within this batch.
       .limit(Math.min(limit * 4, limit + 64));
     if (saturated.length > 0) candidates = candidates.where('endpoint_id', 'not in', saturated);
+    const inFlight = options.inFlightIds ?? [];
+    if (inFlight.length > 0) candidates = candidates.where('id', 'not in', inFlight);
     if (isPostgres(trx)) candidates = candidates.forUpdate().skipLocked();
     const rows = await candidates.execute();
 
@@ -102,9 +109,12 @@ export async function claimDueDeliveries(
       chosen.push(row.id);
     }
     if (chosen.length === 0) return [];
+    // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
+    // worker, this one included) can no longer be recorded by the first claim.
+    const leaseToken = `${options.owner}/${randomBytes(8).toString('hex')}`;
     await trx
       .updateTable('webhook_deliveries')
-      .set({ lease_owner: options.owner, lease_until: now + options.leaseMs })
+      .set({ lease_owner: leaseToken, lease_until: now + options.leaseMs })
       .where('id', 'in', chosen)
       .execute();
     const claimed = await trx
@@ -143,17 +153,18 @@ export async function claimDueDeliveries(
       url: r.url,
       endpointPublicId: r.endpoint_public_id,
       secretEncrypted: r.secret_encrypted,
+      leaseToken,
     }));
   });
 }
 
 /** Gives a lease back without recording an attempt (a worker stopping before it sent). */
-export async function releaseLease(db: Kysely<Database>, deliveryId: number, owner: string): Promise<void> {
+export async function releaseLease(db: Kysely<Database>, delivery: ClaimedDelivery): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: null, lease_until: null })
-    .where('id', '=', deliveryId)
-    .where('lease_owner', '=', owner)
+    .where('id', '=', delivery.id)
+    .where('lease_owner', '=', delivery.leaseToken)
     .execute();
 }
 
@@ -183,7 +194,7 @@ export async function recordAttempt(
   db: Kysely<Database>,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
-  options: { now: number; owner: string; retryScheduleMs: readonly number[] },
+  options: { now: number; retryScheduleMs: readonly number[] },
 ): Promise<RecordedAttempt> {
   const { now } = options;
   const number = delivery.attemptCount + 1;
@@ -207,7 +218,7 @@ export async function recordAttempt(
       .select(['status'])
       .where('tenant_id', '=', delivery.tenantId)
       .where('id', '=', delivery.id)
-      .where('lease_owner', '=', options.owner);
+      .where('lease_owner', '=', delivery.leaseToken);
     if (isPostgres(trx)) current = current.forUpdate();
     const row = await current.executeTakeFirst();
     if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
@@ -236,7 +247,7 @@ export async function recordAttempt(
       })
       .where('tenant_id', '=', delivery.tenantId)
       .where('id', '=', delivery.id)
-      .where('lease_owner', '=', options.owner)
+      .where('lease_owner', '=', delivery.leaseToken)
       .where('status', '=', row.status)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };

@@ -582,4 +582,19 @@ forEachDialect('webhook deliveries', (database) => {
       assert.equal(state.held_count, 1);
     }
   });
+  it('never claims again a delivery still in flight here, even once its lease has run out', async () => {
+    const ep = await endpoint(() => ({ delayMs: 400 }));
+    const [id] = await emit('iot.alert.raised', { slow: true });
+    const first = worker.runOnce();
+    await receiver.waitForRequests(receiver.requests.length + 1);
+    // The recording is late (a busy pool, a slow database): the lease has run out meanwhile.
+    t.clock.advance(t.config.webhookTimeoutMs + 60_000);
+    assert.equal(await worker.runOnce(), 0, 'not sent a second time by the same worker');
+    assert.equal(await first, 1);
+    assert.equal(ep.received().length, 1);
+    const [d] = await deliveries(ep.id);
+    assert.equal(d.id, id);
+    assert.equal(d.status, 'succeeded');
+    assert.equal(d.attempts.length, 1);
+  });
 });
