@@ -32,7 +32,7 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
     FURROW_SECRET_KEY: TEST_SECRET_KEY_HEX,
     ...options.env,
   });
-  const database = openDatabase(databaseUrl, { maxConnections: 5 });
+  const database = openDatabase(databaseUrl, { maxConnections: 10 });
   await migrateToLatest(database.db);
   const clock = options.clock ?? new ManualClock(Date.now());
   const secretKey = config.secretKey!;

@@ -1,5 +1,6 @@
 // The delivery queue's statements, one small function each (graphile-worker style). The worker
 // claims due deliveries with a lease, sends outside any transaction, then records the attempt.
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
@@ -41,6 +42,8 @@ export interface ClaimedDelivery {
   url: string;
   endpointPublicId: string;
   secretEncrypted: string;
+  /** This claim's lease token: recording the attempt or releasing the lease must present it. */
+  leaseToken: string;
 }
 
 export interface ClaimOptions {
@@ -51,6 +54,8 @@ export interface ClaimOptions {
   perEndpointLimit: number;
   /** Deliveries of this endpoint already in flight here. */
   inFlightByEndpoint: ReadonlyMap<number, number>;
+  /** Deliveries in flight here: never claimed again, even when their lease has run out. */
+  inFlightIds?: readonly number[];
 }
 
 /** Leases up to `limit` due deliveries, at most perEndpointLimit in flight per endpoint. */
@@ -70,11 +75,27 @@ export async function claimDueDeliveries(
       .where('status', 'in', ['pending', 'retrying'])
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
+      .where((eb) =>
+        eb.or([
+          eb('counts_toward_pause', '=', 0),
+          eb.exists(
+            eb
+              .selectFrom('webhook_endpoints as e')
+              .select('e.id')
+              .whereRef('e.tenant_id', '=', 'webhook_deliveries.tenant_id')
+              .whereRef('e.id', '=', 'webhook_deliveries.endpoint_id')
+              .where('e.status', '=', 'active'),
+          ),
+        ]),
+      )
       .orderBy('next_attempt_at')
       .orderBy('id')
       // A few more than the free slots, for endpoints that reach their cap within this batch.
       .limit(Math.min(limit * 4, limit + 64));
     if (saturated.length > 0) candidates = candidates.where('endpoint_id', 'not in', saturated);
+    const inFlight = options.inFlightIds ?? [];
+    if (inFlight.length > 0) candidates = candidates.where('id', 'not in', inFlight);
     if (isPostgres(trx)) candidates = candidates.forUpdate().skipLocked();
     const rows = await candidates.execute();
 
@@ -88,9 +109,12 @@ export async function claimDueDeliveries(
       chosen.push(row.id);
     }
     if (chosen.length === 0) return [];
+    // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
+    // worker, this one included) can no longer be recorded by the first claim.
+    const leaseToken = `${options.owner}/${randomBytes(8).toString('hex')}`;
     await trx
       .updateTable('webhook_deliveries')
-      .set({ lease_owner: options.owner, lease_until: now + options.leaseMs })
+      .set({ lease_owner: leaseToken, lease_until: now + options.leaseMs })
       .where('id', 'in', chosen)
       .execute();
     const claimed = await trx
@@ -129,17 +153,18 @@ export async function claimDueDeliveries(
       url: r.url,
       endpointPublicId: r.endpoint_public_id,
       secretEncrypted: r.secret_encrypted,
+      leaseToken,
     }));
   });
 }
 
 /** Gives a lease back without recording an attempt (a worker stopping before it sent). */
-export async function releaseLease(db: Kysely<Database>, deliveryId: number, owner: string): Promise<void> {
+export async function releaseLease(db: Kysely<Database>, delivery: ClaimedDelivery): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: null, lease_until: null })
-    .where('id', '=', deliveryId)
-    .where('lease_owner', '=', owner)
+    .where('id', '=', delivery.id)
+    .where('lease_owner', '=', delivery.leaseToken)
     .execute();
 }
 
@@ -169,24 +194,38 @@ export async function recordAttempt(
   db: Kysely<Database>,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
-  options: { now: number; owner: string; retryScheduleMs: readonly number[] },
+  options: { now: number; retryScheduleMs: readonly number[] },
 ): Promise<RecordedAttempt> {
   const { now } = options;
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
   return db.transaction().execute(async (trx) => {
-    // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry).
-    const endpoint = outcome.ok
-      ? undefined
-      : await trx
-          .selectFrom('webhook_endpoints')
-          .select(['status'])
-          .where('tenant_id', '=', delivery.tenantId)
-          .where('id', '=', delivery.endpointId)
-          .executeTakeFirst();
+    // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On
+    // PostgreSQL the row is locked as for the update of the failure streak that may follow (a share
+    // lock would deadlock two failures upgrading it), so enabling the endpoint waits for this
+    // transaction and then releases a `held` written here.
+    let endpointQuery = trx
+      .selectFrom('webhook_endpoints')
+      .select(['status'])
+      .where('tenant_id', '=', delivery.tenantId)
+      .where('id', '=', delivery.endpointId);
+    if (isPostgres(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
+    const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
+    // The endpoint was paused while the attempt was in flight: the delivery stays held (it is sent
+    // again on enable; receivers deduplicate on the id) and the streak is left alone.
+    let current = trx
+      .selectFrom('webhook_deliveries')
+      .select(['status'])
+      .where('tenant_id', '=', delivery.tenantId)
+      .where('id', '=', delivery.id)
+      .where('lease_owner', '=', delivery.leaseToken);
+    if (isPostgres(trx)) current = current.forUpdate();
+    const row = await current.executeTakeFirst();
+    if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
     let status: DeliveryStatus;
     let nextAttemptAt: number | null = null;
-    if (outcome.ok) status = 'succeeded';
+    if (row.status === 'held') status = 'held';
+    else if (outcome.ok) status = 'succeeded';
     else if (number >= maxAttempts) status = 'failed';
     else if (endpoint?.status === 'paused' && delivery.countsTowardPause) status = 'held';
     else {
@@ -208,7 +247,8 @@ export async function recordAttempt(
       })
       .where('tenant_id', '=', delivery.tenantId)
       .where('id', '=', delivery.id)
-      .where('lease_owner', '=', options.owner)
+      .where('lease_owner', '=', delivery.leaseToken)
+      .where('status', '=', row.status)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };
 
@@ -244,8 +284,10 @@ async function updateFailureStreak(
     q.where('tenant_id', '=', delivery.tenantId).where('id', '=', delivery.endpointId);
   if (succeeded) {
     // Only a streak to end takes the endpoint's row lock: concurrent successes do not queue on it.
+    // A paused endpoint keeps its streak until it is enabled (a success then does not hide why).
     await endpointWhere(trx.updateTable('webhook_endpoints').set({ consecutive_failures: 0 }))
       .where('consecutive_failures', '<>', 0)
+      .where('status', '=', 'active')
       .execute();
     return false;
   }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, afterEach, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
@@ -15,6 +16,7 @@ import {
   startReceiver,
 } from '../../../test/support/webhook-receiver.js';
 import type { Config } from '../../config.js';
+import { holdQueuedDeliveries } from './delivery-queue.js';
 import { type EventType, emitEvent } from './outbox.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 
@@ -486,5 +488,113 @@ forEachDialect('webhook deliveries', (database) => {
     const received = ep.received();
     assert.equal(received.length, 1);
     assert.deepEqual(JSON.parse(received[0]!.body).data, { committed: true });
+  });
+  /** Resolves once a statement of this database waits on a row lock (PostgreSQL). */
+  async function someoneWaitsOnALock(): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { rows } = await sql<{ n: string }>`
+        select count(*) as n from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db);
+      if (Number(rows[0]!.n) > 0) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    throw new Error('nobody waited on a lock');
+  }
+
+  it('leaves nothing held when enable commits while an event for the paused endpoint is being written', {
+    skip: database.dialect !== 'postgres' && 'needs two concurrent connections',
+  }, async () => {
+    const ep = await endpoint();
+    await t.database.db.updateTable('webhook_endpoints').set({ status: 'paused' }).execute();
+    let commit!: () => void;
+    const gate = new Promise<void>((r) => {
+      commit = r;
+    });
+    let written!: () => void;
+    const wasWritten = new Promise<void>((r) => {
+      written = r;
+    });
+    // The event's transaction saw `paused` and wrote a held delivery; it has not committed yet.
+    const emitting = t.database.db.transaction().execute(async (trx) => {
+      const ids = await emitEvent({ clock: t.clock }, { db: trx, tenantId: farm.id }, 'iot.alert.raised', {
+        raced: true,
+      });
+      written();
+      await gate;
+      return ids;
+    });
+    await wasWritten;
+    const enabling = owner.post(`/api/webhooks/${ep.id}/enable`);
+    // Enable either finishes now (it could not see the uncommitted row) or waits for the event.
+    await Promise.race([enabling, someoneWaitsOnALock()]);
+    commit();
+    const [id] = await emitting;
+    assert.equal((await enabling).status, 200);
+    const [d] = await deliveries(ep.id);
+    assert.equal(d.id, id);
+    assert.equal(d.status, 'pending', 'the event written while paused resumes with the endpoint');
+    assert.equal((await getEndpoint(ep.id)).held_count, 0);
+    assert.equal(await worker.drain(), 1);
+    assert.equal(ep.received().length, 1);
+  });
+  it('sends nothing but test messages to a paused endpoint, even deliveries left pending', async () => {
+    const ep = await endpoint();
+    // An event that raced the pause: its delivery is pending on a paused endpoint.
+    await emit('iot.alert.raised', { raced: 'pause' });
+    await t.database.db.updateTable('webhook_endpoints').set({ status: 'paused' }).execute();
+    t.clock.advance(60_000);
+    assert.equal(await worker.drain(), 0);
+    assert.equal(ep.received().length, 0);
+    assert.equal((await owner.post(`/api/webhooks/${ep.id}/test`)).status, 202);
+    assert.equal(await worker.drain(), 1);
+    assert.deepEqual(
+      ep.received().map((r) => r.headers['x-service-event']),
+      ['webhook.test'],
+    );
+  });
+
+  it('keeps a delivery held when the endpoint is paused while its attempt is in flight', async () => {
+    for (const answer of [{ status: 500 }, { status: 200 }]) {
+      await reset();
+      const ep = await endpoint(() => ({ ...answer, delayMs: 300 }));
+      const [id] = await emit('iot.alert.raised', { answer: answer.status });
+      const running = worker.runOnce();
+      await receiver.waitForRequests(receiver.requests.length + 1);
+      await t.database.db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('webhook_endpoints')
+          .set({ status: 'paused', consecutive_failures: 3, paused_reason: 'test' })
+          .execute();
+        await holdQueuedDeliveries(
+          trx,
+          farm.id,
+          (await trx.selectFrom('webhook_endpoints').select('id').executeTakeFirstOrThrow()).id,
+        );
+      });
+      assert.equal(await running, 1);
+      const [d] = await deliveries(ep.id);
+      assert.equal(d.id, id);
+      assert.equal(d.status, 'held', `HTTP ${answer.status}`);
+      assert.equal(d.attempts.length, 1);
+      const state = await getEndpoint(ep.id);
+      assert.equal(state.status, 'paused');
+      assert.equal(state.consecutive_failures, 3, 'the streak is left alone');
+      assert.equal(state.held_count, 1);
+    }
+  });
+  it('never claims again a delivery still in flight here, even once its lease has run out', async () => {
+    const ep = await endpoint(() => ({ delayMs: 400 }));
+    const [id] = await emit('iot.alert.raised', { slow: true });
+    const first = worker.runOnce();
+    await receiver.waitForRequests(receiver.requests.length + 1);
+    // The recording is late (a busy pool, a slow database): the lease has run out meanwhile.
+    t.clock.advance(t.config.webhookTimeoutMs + 60_000);
+    assert.equal(await worker.runOnce(), 0, 'not sent a second time by the same worker');
+    assert.equal(await first, 1);
+    assert.equal(ep.received().length, 1);
+    const [d] = await deliveries(ep.id);
+    assert.equal(d.id, id);
+    assert.equal(d.status, 'succeeded');
+    assert.equal(d.attempts.length, 1);
   });
 });

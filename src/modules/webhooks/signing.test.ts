@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { signatureVector } from '../../../test/support/vectors.js';
@@ -45,5 +45,20 @@ describe('webhook signing', () => {
     assert.equal(decryptSecret(key, stored, 'ep_1'), secret);
     assert.throws(() => decryptSecret(key, stored, 'ep_2'));
     assert.throws(() => decryptSecret(randomBytes(32), stored, 'ep_1'));
+  });
+
+  it('accepts only a full 16-byte authentication tag', () => {
+    const key = randomBytes(32);
+    const iv = randomBytes(12);
+    // A 4-byte tag over an empty secret: a 32-bit forgery target, were short tags accepted.
+    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: 4 });
+    cipher.setAAD(Buffer.from('ep_1', 'utf8'));
+    const body = Buffer.concat([cipher.update(''), cipher.final()]);
+    const short = `v1:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    assert.throws(() => decryptSecret(key, short, 'ep_1'), /too short/);
+    const full = encryptSecret(key, newWebhookSecret(), 'ep_1');
+    const raw = Buffer.from(full.slice(3), 'base64');
+    const truncated = `v1:${raw.subarray(0, 28).toString('base64')}`;
+    assert.throws(() => decryptSecret(key, truncated, 'ep_1'), /too short/);
   });
 });

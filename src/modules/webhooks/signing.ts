@@ -65,7 +65,9 @@ export function decryptSecret(key: Buffer, stored: string, endpointId: string): 
   const [version, payload] = stored.split(':');
   if (version !== CIPHER_VERSION || !payload) throw new Error('unknown webhook secret format');
   const raw = Buffer.from(payload, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  // iv (12) + a full 16-byte tag + at least one byte: a short tag would weaken authentication.
+  if (raw.length < 12 + 16 + 1) throw new Error('webhook secret ciphertext is too short');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12), { authTagLength: 16 });
   decipher.setAAD(Buffer.from(endpointId, 'utf8'));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');

@@ -13,6 +13,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
+import { isPostgres } from './delivery-queue.js';
 import { subscribes } from './events.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -38,16 +39,21 @@ export async function listEndpoints(scope: Scope): Promise<EndpointRow[]> {
   return selectScoped(scope, 'webhook_endpoints').selectAll().orderBy('id').execute();
 }
 
-/** Endpoints of the scope's tenant that subscribe to `type` or to "*", with the tenant's code. */
+/**
+ * Endpoints of the scope's tenant that subscribe to `type` or to "*", with the tenant's code. On
+ * PostgreSQL the endpoint rows are share-locked until the caller's transaction ends, so enabling or
+ * pausing an endpoint waits for it: the status read here stays the status when the rows commit.
+ */
 export async function subscribedEndpoints(
   scope: Scope,
   type: string,
 ): Promise<{ id: number; status: EndpointRow['status']; tenant_code: string }[]> {
-  const rows = await selectScoped(scope, 'webhook_endpoints')
+  let query = selectScoped(scope, 'webhook_endpoints')
     .innerJoin('tenants', 'tenants.id', 'webhook_endpoints.tenant_id')
     .select(['webhook_endpoints.id', 'webhook_endpoints.status', 'webhook_endpoints.events', 'tenants.code'])
-    .orderBy('webhook_endpoints.id')
-    .execute();
+    .orderBy('webhook_endpoints.id');
+  if (isPostgres(scope.db)) query = query.forShare('webhook_endpoints');
+  const rows = await query.execute();
   return rows
     .filter((r) => subscribes(JSON.parse(r.events) as string[], type))
     .map((r) => ({ id: r.id, status: r.status, tenant_code: r.code }));

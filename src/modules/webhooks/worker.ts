@@ -27,8 +27,13 @@ import { decryptSecret, signPayload } from './signing.js';
 export const GLOBAL_CONCURRENCY = 32;
 /** Deliveries in flight to one endpoint from one worker process: a slow receiver cannot take every slot. */
 export const PER_ENDPOINT_CONCURRENCY = 8;
-/** A lease outlives the timeout by this much, so a live worker always records before it expires. */
-export const LEASE_MARGIN_MS = 5_000;
+/**
+ * A lease outlives the timeout by this much, so a live worker records before it expires (the
+ * recording may wait for a pooled connection and the database). Each claim has its own lease token.
+ */
+export const LEASE_MARGIN_MS = 30_000;
+/** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
+const RESERVED_CONNECTIONS = 2;
 /** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
 const IDLE_CHECK_MS = 5_000;
 
@@ -70,7 +75,11 @@ export class DeliveryWorker implements BackgroundService {
     private readonly deps: DeliveryWorkerDeps,
     options: DeliveryWorkerOptions = {},
   ) {
-    this.globalLimit = options.globalConcurrency ?? GLOBAL_CONCURRENCY;
+    // Every attempt in flight records on its own pooled connection: no more than the pool serves.
+    const poolMax = deps.database.pool?.options.max;
+    const wanted = options.globalConcurrency ?? GLOBAL_CONCURRENCY;
+    this.globalLimit =
+      poolMax === undefined ? wanted : Math.max(1, Math.min(wanted, poolMax - RESERVED_CONNECTIONS));
     this.perEndpointLimit = options.perEndpointConcurrency ?? PER_ENDPOINT_CONCURRENCY;
     this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
     this.sender = createSender({
@@ -203,6 +212,7 @@ export class DeliveryWorker implements BackgroundService {
       limit: free,
       perEndpointLimit: this.perEndpointLimit,
       inFlightByEndpoint: this.inFlightByEndpoint,
+      inFlightIds: [...this.inFlight.keys()],
     });
     for (const delivery of claimed) {
       this.inFlightByEndpoint.set(
@@ -246,7 +256,7 @@ export class DeliveryWorker implements BackgroundService {
         database.db,
         delivery,
         { ...result, startedAt, requestHeaders: headers },
-        { now: clock.now(), owner: this.id, retryScheduleMs: config.webhookRetryScheduleMs },
+        { now: clock.now(), retryScheduleMs: config.webhookRetryScheduleMs },
       );
       if (!recorded.recorded) {
         logger?.warn(
