@@ -151,7 +151,7 @@ function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
     start_at: timestamp('start'),
     end_at: timestamp('end'),
     location: input.location,
-    images: optional(input.images, imagesToJson),
+    images: optional(input.images, (v) => imagesToJson('images', v, errors)),
     season_id: refOrNull(input.season_id),
     category_task_id: refOrNull(input.category_task_id),
     assigned_to: refOrNull(assigned),

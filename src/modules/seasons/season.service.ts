@@ -114,7 +114,7 @@ function toColumns(input: Input, errors: FieldError[]): Columns {
     season_template_id: refOrNull(input.season_template_id),
     status: input.status,
     image: input.image,
-    images: optional(input.images, imagesToJson),
+    images: optional(input.images, (v) => imagesToJson('images', v, errors)),
     full_description: input.full_description,
     note_private: input.note_private,
     warning_info: input.warning_info,

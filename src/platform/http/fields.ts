@@ -79,27 +79,73 @@ export const NullableJsonArrayInput: TUnsafe<unknown[] | string | null> = Type.U
   description: 'An array, or a JSON array serialized as a string; null clears',
 });
 
+/** How deep arrays and objects may nest in a request value (a deeper one is a 422 naming the field). */
+export const MAX_JSON_DEPTH = 16;
+
+/**
+ * Whether a value nests arrays/objects deeper than `limit` levels. Walks with an explicit stack, so
+ * a value nested thousands of levels deep cannot exhaust the call stack.
+ */
+export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const inner of Object.values(current)) {
+      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    }
+  }
+  return false;
+}
+
+function tooDeep(field: string): FieldError {
+  return { field, message: 'field.too_deep', params: { limit: MAX_JSON_DEPTH } };
+}
+
 /**
  * An images value as the stored JSON text. A string that is not a JSON array is taken as one
- * path; an empty string is an empty list.
+ * path; an empty string is an empty list. A JSON array whose elements are not all strings is a
+ * field error.
  */
-export function imagesToJson(value: string | string[]): string {
-  if (Array.isArray(value)) return JSON.stringify(value);
+export function imagesToJson(field: string, value: string | string[], errors: FieldError[]): string {
+  if (Array.isArray(value)) {
+    if (!value.every((v) => typeof v === 'string')) {
+      errors.push({ field, message: 'field.type', params: { type: 'array of strings' } });
+      return '[]';
+    }
+    return JSON.stringify(value);
+  }
   const trimmed = value.trim();
   if (trimmed === '') return '[]';
   const parsed = tryParseJson(trimmed);
-  if (Array.isArray(parsed))
-    return JSON.stringify(parsed.map((v) => (typeof v === 'string' ? v : String(v))));
+  if (Array.isArray(parsed)) {
+    if (!parsed.every((v) => typeof v === 'string')) {
+      errors.push({ field, message: 'field.type', params: { type: 'array of strings' } });
+      return '[]';
+    }
+    return JSON.stringify(parsed);
+  }
   return JSON.stringify([value]);
 }
 
 /** A JSON array value as stored text; a string that is not a JSON array is a field error. */
 export function jsonArrayToText(field: string, value: unknown[] | string, errors: FieldError[]): string {
-  if (Array.isArray(value)) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (nestsDeeperThan(value)) {
+      errors.push(tooDeep(field));
+      return '[]';
+    }
+    return JSON.stringify(value);
+  }
   if (value.trim() === '') return '[]';
   const parsed = tryParseJson(value);
   if (!Array.isArray(parsed)) {
     errors.push({ field, message: 'field.invalid' });
+    return '[]';
+  }
+  if (nestsDeeperThan(parsed)) {
+    errors.push(tooDeep(field));
     return '[]';
   }
   return JSON.stringify(parsed);
