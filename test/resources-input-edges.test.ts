@@ -96,4 +96,31 @@ forEachDialect('resource input edges', (database) => {
     assert.equal(season.status, 422, season.text);
     assert.deepEqual(invalidFields(season.body), ['status']);
   });
+
+  it('compares one side of a range sent alone with the stored other side', async () => {
+    const season = `/api/crop/season/${g.season}`;
+    const set = await c.put(season, { json: { start_date: '2026-03-10', end_date: '2026-06-10' } });
+    assert.equal(set.status, 200, set.text);
+    const earlyEnd = await c.put(season, { json: { end_date: '2026-03-01' } });
+    assert.equal(earlyEnd.status, 422, earlyEnd.text);
+    assert.deepEqual(invalidFields(earlyEnd.body), ['end_date']);
+    const lateStart = await c.put(season, { json: { start_date: '2026-07-01' } });
+    assert.equal(lateStart.status, 422, lateStart.text);
+    assert.deepEqual(invalidFields(lateStart.body), ['start_date']);
+    const stored = (await c.get(season)).body[0];
+    assert.equal(stored.start_date, '2026-03-10');
+    assert.equal(stored.end_date, '2026-06-10');
+    assert.equal((await c.put(season, { json: { end_date: '2026-03-10' } })).status, 200);
+
+    const task = `/api/diary/production/${g.task}`;
+    const setTask = await c.put(task, { json: { start: '2026-03-10 08:00:00', end: '2026-03-10 10:00:00' } });
+    assert.equal(setTask.status, 200, setTask.text);
+    const earlyTaskEnd = await c.put(task, { json: { end: '2026-03-10 07:00:00' } });
+    assert.equal(earlyTaskEnd.status, 422, earlyTaskEnd.text);
+    assert.deepEqual(invalidFields(earlyTaskEnd.body), ['end']);
+    const lateTaskStart = await c.put(task, { json: { start: '2026-03-11 07:00:00' } });
+    assert.equal(lateTaskStart.status, 422, lateTaskStart.text);
+    assert.deepEqual(invalidFields(lateTaskStart.body), ['start']);
+    assert.equal((await c.put(task, { json: { end: '2026-03-10 09:00:00' } })).status, 200);
+  });
 });
