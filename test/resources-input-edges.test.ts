@@ -123,4 +123,22 @@ forEachDialect('resource input edges', (database) => {
     assert.deepEqual(invalidFields(lateTaskStart.body), ['start']);
     assert.equal((await c.put(task, { json: { end: '2026-03-10 09:00:00' } })).status, 200);
   });
+
+  it('refuses instants outside the years 0001-9999 and reads years 0001-0099 as written', async () => {
+    const task = `/api/diary/production/${g.task}`;
+    for (const start of ['9999-12-31T23:00:00-05:00', '0001-01-01T00:30:00+01:00', '0000-06-01 00:00:00']) {
+      const res = await c.put(task, { json: { start, end: null } });
+      assert.equal(res.status, 422, `${start}: ${res.text}`);
+      assert.deepEqual(invalidFields(res.body), ['start']);
+    }
+    const edge = await c.put(task, { json: { start: '9999-12-31T18:59:59-05:00', end: null } });
+    assert.equal(edge.status, 200, edge.text);
+    assert.equal((await c.get(task)).body[0].start, '9999-12-31 23:59:59');
+    const season = `/api/crop/season/${g.season}`;
+    const early = await c.put(season, { json: { start_date: '0048-02-29', end_date: '0048-03-01' } });
+    assert.equal(early.status, 200, early.text);
+    const stored = (await c.get(season)).body[0];
+    assert.equal(stored.start_date, '0048-02-29');
+    assert.equal((await c.put(season, { json: { start_date: '0049-02-29' } })).status, 422);
+  });
 });

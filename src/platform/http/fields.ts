@@ -205,8 +205,13 @@ export function parseTimestamp(value: string): number | undefined {
   const normalizedZone =
     zone === '' || zone === 'z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
   const ms = Date.parse(`${date}T${time.length === 5 ? `${time}:00` : time}${normalizedZone}`);
-  return Number.isNaN(ms) ? undefined : ms;
+  // An offset can move an instant out of the years 0001-9999 the answers can spell.
+  return Number.isNaN(ms) || ms < MIN_INSTANT || ms > MAX_INSTANT ? undefined : ms;
 }
+
+/** 0001-01-01 00:00:00 UTC and 9999-12-31 23:59:59.999 UTC. */
+const MIN_INSTANT = -62_135_596_800_000;
+const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The YYYY-MM-DD part of a date input, or undefined when it is not a real date. */
 export function parseDate(value: string): string | undefined {
@@ -216,7 +221,10 @@ export function parseDate(value: string): string | undefined {
 
 function isRealDate(date: string): boolean {
   const [y, m, d] = date.split('-').map(Number);
-  const probe = new Date(Date.UTC(y!, m! - 1, d!));
+  if (y! < 1) return false;
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
+  const probe = new Date(0);
+  probe.setUTCFullYear(y!, m! - 1, d!);
   return probe.getUTCFullYear() === y && probe.getUTCMonth() === m! - 1 && probe.getUTCDate() === d;
 }
 
