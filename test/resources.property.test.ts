@@ -142,8 +142,20 @@ const TABLES = [
   'users',
 ];
 
+/** `[[[…"x"…]]]` nested `depth` levels, as JSON text. */
+const nestedText = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
+
+/** Values nested deep or long: as arrays, and as JSON strings within the 100 KB a string may hold. */
+const deepValue = fc.oneof(
+  fc.integer({ min: 15, max: 2000 }).map((depth) => JSON.parse(nestedText(depth)) as unknown),
+  fc.integer({ min: 15, max: 45_000 }).map(nestedText),
+  fc.integer({ min: 0, max: 1200 }).map((n) => Array.from({ length: n }, (_, i) => [i, { a: [i] }])),
+  fc.constantFrom('[1,{"a":2},null]', '[[["/a.jpg"]]]', `[${'"x",'.repeat(20_000)}"x"]`),
+);
+
 /** Values an odd client might send for any field. */
 const oddValue = fc.oneof(
+  deepValue,
   fc.string({ maxLength: 30 }),
   fc.string({ unit: 'binary', maxLength: 10 }),
   fc.constantFrom(

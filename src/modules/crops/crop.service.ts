@@ -37,14 +37,14 @@ export const cropService = recordService<
 >({
   table: 'crops',
   present: (_ctx, rows, form) => rows.map((row) => present(row, form)),
-  toColumns: (input) =>
+  toColumns: (input, errors) =>
     definedOnly({
       name: input.name,
       description: input.description,
       crop_type_id: refOrNull(input.crop_type),
       category_id: refOrNull(input.category_id),
       image: input.image,
-      images: optional(input.images, imagesToJson),
+      images: optional(input.images, (v) => imagesToJson('images', v, errors)),
       full_description: input.full_description,
       sku: input.sku,
       code: input.code,

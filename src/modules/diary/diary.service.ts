@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
+import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
 import {
   dateRange,
@@ -151,7 +151,7 @@ function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
     start_at: timestamp('start'),
     end_at: timestamp('end'),
     location: input.location,
-    images: optional(input.images, imagesToJson),
+    images: optional(input.images, (v) => imagesToJson('images', v, errors)),
     season_id: refOrNull(input.season_id),
     category_task_id: refOrNull(input.category_task_id),
     assigned_to: refOrNull(assigned),
@@ -193,6 +193,16 @@ export const taskService = recordService<
   table: 'diary_tasks',
   present: presentTasks,
   toColumns: (input, errors) => taskColumns(input, errors),
+  // An update that sends one side of the range is compared with the stored other side.
+  check: async (ctx, c, errors, id) => {
+    if (id === undefined || (c.start_at === undefined) === (c.end_at === undefined)) return;
+    const stored = await findLive(ctx.scope, 'diary_tasks', id);
+    const start = c.start_at === undefined ? stored?.start_at : c.start_at;
+    const end = c.end_at === undefined ? stored?.end_at : c.end_at;
+    if (start != null && end != null && Number(end) < Number(start)) {
+      errors.push({ field: c.end_at === undefined ? 'start' : 'end', message: 'field.invalid' });
+    }
+  },
   onCreate: (ctx, columns) => ({ start_at: ctx.clock.now(), ...columns, user_id: ctx.user.id }),
   references: (c, input) => [
     { field: 'season_id', table: 'seasons', id: c.season_id as Id },

@@ -36,7 +36,7 @@ export const farmService = recordService<
 >({
   table: 'farms',
   present: (_ctx, rows) => rows.map(presentFarm),
-  toColumns: (input) =>
+  toColumns: (input, errors) =>
     definedOnly({
       name: input.name,
       surface: asText(input.surface),
@@ -47,7 +47,7 @@ export const farmService = recordService<
       ownership: input.ownership,
       description: input.description,
       order: input.order,
-      avatar: optional(input.avatar, imagesToJson),
+      avatar: optional(input.avatar, (v) => imagesToJson('avatar', v, errors)),
     }),
   onCreate: (ctx, columns) => ({ ...columns, created_by: ctx.user.id }),
 });

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { isUniqueViolation } from '../../platform/db/database.js';
-import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
+import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
 import { validationFailed } from '../../platform/errors.js';
 import {
@@ -114,7 +114,7 @@ function toColumns(input: Input, errors: FieldError[]): Columns {
     season_template_id: refOrNull(input.season_template_id),
     status: input.status,
     image: input.image,
-    images: optional(input.images, imagesToJson),
+    images: optional(input.images, (v) => imagesToJson('images', v, errors)),
     full_description: input.full_description,
     note_private: input.note_private,
     warning_info: input.warning_info,
@@ -193,6 +193,16 @@ export const seasonService = recordService<
   table: 'seasons',
   present,
   toColumns: (input, errors) => toColumns(input, errors),
+  // An update that sends one side of the range is compared with the stored other side.
+  check: async (ctx, c, errors, id) => {
+    if (id === undefined || (c.start_date === undefined) === (c.end_date === undefined)) return;
+    const stored = await findLive(ctx.scope, 'seasons', id);
+    const start = c.start_date === undefined ? stored?.start_date : c.start_date;
+    const end = c.end_date === undefined ? stored?.end_date : c.end_date;
+    if (typeof start === 'string' && typeof end === 'string' && end < start) {
+      errors.push({ field: c.end_date === undefined ? 'start_date' : 'end_date', message: 'field.invalid' });
+    }
+  },
   onCreate: (ctx, columns) => ({
     status: 'Pending',
     ...columns,

@@ -79,27 +79,73 @@ export const NullableJsonArrayInput: TUnsafe<unknown[] | string | null> = Type.U
   description: 'An array, or a JSON array serialized as a string; null clears',
 });
 
+/** How deep arrays and objects may nest in a request value (a deeper one is a 422 naming the field). */
+export const MAX_JSON_DEPTH = 16;
+
+/**
+ * Whether a value nests arrays/objects deeper than `limit` levels. Walks with an explicit stack, so
+ * a value nested thousands of levels deep cannot exhaust the call stack.
+ */
+export function nestsDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    if (depth + 1 > limit) return true;
+    for (const inner of Object.values(current)) {
+      if (inner !== null && typeof inner === 'object') stack.push([inner, depth + 1]);
+    }
+  }
+  return false;
+}
+
+function tooDeep(field: string): FieldError {
+  return { field, message: 'field.too_deep', params: { limit: MAX_JSON_DEPTH } };
+}
+
 /**
  * An images value as the stored JSON text. A string that is not a JSON array is taken as one
- * path; an empty string is an empty list.
+ * path; an empty string is an empty list. A JSON array whose elements are not all strings is a
+ * field error.
  */
-export function imagesToJson(value: string | string[]): string {
-  if (Array.isArray(value)) return JSON.stringify(value);
+export function imagesToJson(field: string, value: string | string[], errors: FieldError[]): string {
+  if (Array.isArray(value)) {
+    if (!value.every((v) => typeof v === 'string')) {
+      errors.push({ field, message: 'field.type', params: { type: 'array of strings' } });
+      return '[]';
+    }
+    return JSON.stringify(value);
+  }
   const trimmed = value.trim();
   if (trimmed === '') return '[]';
   const parsed = tryParseJson(trimmed);
-  if (Array.isArray(parsed))
-    return JSON.stringify(parsed.map((v) => (typeof v === 'string' ? v : String(v))));
+  if (Array.isArray(parsed)) {
+    if (!parsed.every((v) => typeof v === 'string')) {
+      errors.push({ field, message: 'field.type', params: { type: 'array of strings' } });
+      return '[]';
+    }
+    return JSON.stringify(parsed);
+  }
   return JSON.stringify([value]);
 }
 
 /** A JSON array value as stored text; a string that is not a JSON array is a field error. */
 export function jsonArrayToText(field: string, value: unknown[] | string, errors: FieldError[]): string {
-  if (Array.isArray(value)) return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    if (nestsDeeperThan(value)) {
+      errors.push(tooDeep(field));
+      return '[]';
+    }
+    return JSON.stringify(value);
+  }
   if (value.trim() === '') return '[]';
   const parsed = tryParseJson(value);
   if (!Array.isArray(parsed)) {
     errors.push({ field, message: 'field.invalid' });
+    return '[]';
+  }
+  if (nestsDeeperThan(parsed)) {
+    errors.push(tooDeep(field));
     return '[]';
   }
   return JSON.stringify(parsed);
@@ -159,8 +205,13 @@ export function parseTimestamp(value: string): number | undefined {
   const normalizedZone =
     zone === '' || zone === 'z' ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
   const ms = Date.parse(`${date}T${time.length === 5 ? `${time}:00` : time}${normalizedZone}`);
-  return Number.isNaN(ms) ? undefined : ms;
+  // An offset can move an instant out of the years 0001-9999 the answers can spell.
+  return Number.isNaN(ms) || ms < MIN_INSTANT || ms > MAX_INSTANT ? undefined : ms;
 }
+
+/** 0001-01-01 00:00:00 UTC and 9999-12-31 23:59:59.999 UTC. */
+const MIN_INSTANT = -62_135_596_800_000;
+const MAX_INSTANT = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
 /** The YYYY-MM-DD part of a date input, or undefined when it is not a real date. */
 export function parseDate(value: string): string | undefined {
@@ -170,7 +221,10 @@ export function parseDate(value: string): string | undefined {
 
 function isRealDate(date: string): boolean {
   const [y, m, d] = date.split('-').map(Number);
-  const probe = new Date(Date.UTC(y!, m! - 1, d!));
+  if (y! < 1) return false;
+  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
+  const probe = new Date(0);
+  probe.setUTCFullYear(y!, m! - 1, d!);
   return probe.getUTCFullYear() === y && probe.getUTCMonth() === m! - 1 && probe.getUTCDate() === d;
 }
 

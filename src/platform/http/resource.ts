@@ -11,7 +11,7 @@ import type { Db } from '../db/types.js';
 import { type FieldError, validationFailed } from '../errors.js';
 import { translate } from '../i18n.js';
 import { type AuthUser, authOf, requireOwner, scopeOf } from './auth.js';
-import { Id } from './fields.js';
+import { Id, MAX_JSON_DEPTH, nestsDeeperThan } from './fields.js';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 1000;
@@ -132,6 +132,7 @@ export function resourceRoutes<
       if (request.body !== undefined) {
         request.body = applyAliases(request.body, def.aliases);
         rejectNulCharacters(request.body, '');
+        checkRawBody(request.body, request.routeOptions.schema?.body as TSchema | undefined);
       }
     };
 
@@ -314,6 +315,36 @@ function rejectNulCharacters(value: unknown, prefix: string): void {
   };
   visit(value, prefix, 0);
   if (errors.length > 0) throw validationFailed(errors);
+}
+
+/**
+ * Checks on the body as sent, before Ajv's coercion can hide them: a null for a field that may not
+ * be null (coercion would turn it into 0, "" or false) and values nested deeper than
+ * MAX_JSON_DEPTH levels. Both are 422s naming the field.
+ */
+function checkRawBody(body: unknown, schema: TSchema | undefined): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  const errors: FieldError[] = [];
+  for (const [field, value] of Object.entries(body)) {
+    const property = Object.hasOwn(properties, field) ? properties[field] : undefined;
+    if (value === null && property !== undefined && !allowsNull(property)) {
+      errors.push({ field, message: 'field.not_null' });
+    } else if (nestsDeeperThan(value)) {
+      errors.push({ field, message: 'field.too_deep', params: { limit: MAX_JSON_DEPTH } });
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/** Whether a schema accepts null (a schema that names no type accepts anything). */
+function allowsNull(schema: TSchema): boolean {
+  const s = schema as { type?: unknown; anyOf?: TSchema[]; oneOf?: TSchema[]; enum?: unknown[] };
+  if (s.anyOf) return s.anyOf.some(allowsNull);
+  if (s.oneOf) return s.oneOf.some(allowsNull);
+  if (s.enum) return s.enum.includes(null);
+  if (s.type === undefined) return true;
+  return s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'));
 }
 
 function idOf(request: FastifyRequest): number {
