@@ -430,17 +430,25 @@ async function createDemoTenantIfEmpty(
     if ((await findTenantByCode(database.db, 'demo')) === undefined) throw err;
     return;
   }
-  const demo = await loadDemoData(
-    { clock },
-    { db: database.db, tenantId: created.tenant.id },
-    created.ownerId,
-  );
+  // The demo data loads in its own transaction; if it fails, the owner's one-time password must
+  // still be shown, or nobody could ever log in to the tenant just created.
+  let demoLine: string;
+  try {
+    const demo = await loadDemoData(
+      { clock },
+      { db: database.db, tenantId: created.tenant.id },
+      created.ownerId,
+    );
+    demoLine = describeDemo(demo).trimEnd();
+  } catch (err) {
+    demoLine = `The demo data could not be loaded (${(err as Error).message}); the tenant and its owner exist.`;
+  }
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
   process.stdout.write(
     [
       '',
       'Created tenant "demo" with owner "owner".',
-      describeDemo(demo).trimEnd(),
+      demoLine,
       `  password: ${password}`,
       '  (shown once; create more users with "furrow user create")',
       '',
