@@ -1,3 +1,4 @@
+import { preparedQuery } from '../../platform/db/prepared.js';
 import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.js';
 import type { Db } from '../../platform/db/types.js';
 import type { AuthContext } from '../../platform/http/auth.js';
@@ -42,13 +43,8 @@ export async function insertAccessToken(
   }).execute();
 }
 
-/** The live token with this hash, with its user and tenant; undefined when expired, revoked or unknown. */
-export async function findLiveToken(
-  db: Db,
-  tokenHash: string,
-  now: number,
-): Promise<AuthContext | undefined> {
-  const row = await db
+const liveTokenQuery = preparedQuery((db, p: { tokenHash: string; now: number }) =>
+  db
     .selectFrom('access_tokens')
     .innerJoin('users', (join) =>
       join
@@ -70,11 +66,19 @@ export async function findLiveToken(
       'users.picture',
       'users.role',
     ])
-    .where('access_tokens.token_hash', '=', tokenHash)
-    .where('access_tokens.expires_at', '>', now)
+    .where('access_tokens.token_hash', '=', p.tokenHash)
+    .where('access_tokens.expires_at', '>', p.now)
     .where('access_tokens.revoked_at', 'is', null)
-    .where('users.deleted_at', 'is', null)
-    .executeTakeFirst();
+    .where('users.deleted_at', 'is', null),
+);
+
+/** The live token with this hash, with its user and tenant; undefined when expired, revoked or unknown. */
+export async function findLiveToken(
+  db: Db,
+  tokenHash: string,
+  now: number,
+): Promise<AuthContext | undefined> {
+  const row = await liveTokenQuery.first(db, { tokenHash, now });
   if (!row) return undefined;
   return {
     tokenId: row.token_id,

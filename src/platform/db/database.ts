@@ -2,8 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { FurrowSqliteDialect, SqliteConnection } from './sqlite-driver.js';
 import type { Database, Db, DialectName } from './types.js';
 
 export interface DatabaseHandle {
@@ -42,7 +43,9 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('busy_timeout = 5000');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const connection = new SqliteConnection(sqlite);
+    const db = new Kysely<Database>({ dialect: new FurrowSqliteDialect(connection) });
+    directConnections.set(db, connection);
     return { db, dialect: 'sqlite', pool: undefined, close: () => db.destroy() };
   }
   const pool = new pg.Pool({
@@ -54,6 +57,19 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+}
+
+/** The SQLite connection behind each database handle's Kysely instance (not its transactions). */
+const directConnections = new WeakMap<Db, SqliteConnection>();
+
+/**
+ * The SQLite connection on which a read may run at once, synchronously: only for a handle's own
+ * Kysely instance (a transaction runs its statements through Kysely), and only while no
+ * transaction is open on the connection, so the read sees committed rows and nothing half-written.
+ */
+export function directSqliteConnection(db: Db): SqliteConnection | undefined {
+  const connection = directConnections.get(db);
+  return connection === undefined || connection.sqlite.inTransaction ? undefined : connection;
 }
 
 export async function pingDatabase(db: Kysely<Database>): Promise<void> {

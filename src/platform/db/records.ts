@@ -9,6 +9,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
+import { type PreparedQuery, preparedQuery } from './prepared.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Database } from './types.js';
 
@@ -46,16 +47,26 @@ export async function listLive<T extends RecordTable>(
   return { rows, total: Number(count?.count ?? 0) };
 }
 
+const liveByIdQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; id: number }, unknown>>();
+
 export async function findLive<T extends RecordTable>(
   scope: Scope,
   table: T,
   id: number,
 ): Promise<Selectable<Database[T]> | undefined> {
-  return (selectScoped(scope, table) as any)
-    .selectAll()
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  let query = liveByIdQueries.get(table);
+  if (query === undefined) {
+    query = preparedQuery((db, p: { tenantId: number; id: number }) =>
+      (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+        .selectAll()
+        .where('id', '=', p.id)
+        .where('deleted_at', 'is', null),
+    );
+    liveByIdQueries.set(table, query);
+  }
+  return (await query.first(scope.db, { tenantId: scope.tenantId, id })) as
+    | Selectable<Database[T]>
+    | undefined;
 }
 
 /** Rows by id for nesting in answers (soft-deleted ones too: an answer still names what it points at). */
