@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import type { Config } from './config.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { resolveToken } from './modules/auth/auth.service.js';
+import { TokenCache } from './modules/auth/token-cache.js';
 import { categoryRoutes } from './modules/categories/category.routes.js';
 import { cropTypeRoutes } from './modules/crop-types/crop-type.routes.js';
 import { cropRoutes } from './modules/crops/crop.routes.js';
@@ -75,7 +76,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
   registerFormBodyParser(app);
   const { db } = deps.database;
-  registerAuth(app, (token) => resolveToken({ db, clock: deps.clock }, token));
+  const tokenCache = deps.database.changes ? new TokenCache(deps.database.changes) : undefined;
+  registerAuth(app, (token) => resolveToken({ db, clock: deps.clock, tokenCache }, token));
   await registerOpenApi(app);
 
   const core = { db, clock: deps.clock, config: deps.config };

@@ -55,6 +55,7 @@ const liveTokenQuery = preparedQuery((db, p: { tokenHash: string; now: number })
     .select([
       'access_tokens.id as token_id',
       'access_tokens.language',
+      'access_tokens.expires_at',
       'tenants.id as tenant_id',
       'tenants.code as tenant_code',
       'tenants.name as tenant_name',
@@ -72,20 +73,24 @@ const liveTokenQuery = preparedQuery((db, p: { tokenHash: string; now: number })
     .where('users.deleted_at', 'is', null),
 );
 
-/** The live token with this hash, with its user and tenant; undefined when expired, revoked or unknown. */
+/**
+ * The live token with this hash, with its user and tenant, and when it expires; undefined when
+ * expired, revoked or unknown.
+ */
 export async function findLiveToken(
   db: Db,
   tokenHash: string,
   now: number,
-): Promise<AuthContext | undefined> {
+): Promise<{ auth: AuthContext; expiresAt: number } | undefined> {
   const row = await liveTokenQuery.first(db, { tokenHash, now });
   if (!row) return undefined;
-  return {
+  const auth: AuthContext = {
     tokenId: row.token_id,
     tenant: { id: row.tenant_id, code: row.tenant_code, name: row.tenant_name },
     user: toAuthUser(row),
     language: (row.language as AuthContext['language']) ?? undefined,
   };
+  return { auth, expiresAt: row.expires_at };
 }
 
 export async function revokeAccessToken(scope: Scope, tokenId: number, now: number): Promise<void> {

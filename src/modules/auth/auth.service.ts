@@ -20,6 +20,7 @@ import {
   revokeAccessToken,
 } from './auth.repository.js';
 import { verifyPassword } from './password.js';
+import type { TokenCache } from './token-cache.js';
 
 export interface AuthDeps {
   db: Kysely<Database>;
@@ -133,11 +134,22 @@ async function takeAttempt(
 }
 
 export async function resolveToken(
-  deps: Pick<AuthDeps, 'db' | 'clock'>,
+  deps: Pick<AuthDeps, 'db' | 'clock'> & { tokenCache?: TokenCache | undefined },
   token: string,
 ): Promise<AuthContext | null> {
   if (token.length > 200) return null;
-  return (await findLiveToken(deps.db, sha256Hex(token), deps.clock.now())) ?? null;
+  const tokenHash = sha256Hex(token);
+  const now = deps.clock.now();
+  const cache = deps.tokenCache;
+  const version = cache?.version();
+  if (cache && version !== undefined) {
+    const cached = cache.find(tokenHash, version, now);
+    if (cached) return cached;
+  }
+  const found = await findLiveToken(deps.db, tokenHash, now);
+  if (!found) return null;
+  if (cache && version !== undefined) cache.keep(tokenHash, version, found.auth, found.expiresAt);
+  return found.auth;
 }
 
 export async function logout(deps: Pick<AuthDeps, 'db' | 'clock'>, auth: AuthContext): Promise<void> {

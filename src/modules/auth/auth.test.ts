@@ -3,6 +3,8 @@ import { after, before, it } from 'node:test';
 import { client, request, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
+import { openDatabase } from '../../platform/db/database.js';
+import { sha256Hex } from '../../platform/ids.js';
 
 const TOKEN_ERROR = [{ meta: { message: 'Token has expired or is invalid', status_code: 401 }, data: [] }];
 const BAD_CREDENTIALS = { meta: { status_code: 1, message: 'The account or password is incorrect' } };
@@ -234,5 +236,45 @@ forEachDialect('auth', (database) => {
     const me = await client(t.url, token).get('/api/auth/me');
     assert.equal(me.body.data.tenant.code, other.code);
     assert.equal(me.body.data.user.id, other.owner.id);
+  });
+
+  it('applies a role change to the very next request of a token already in use', async () => {
+    const staff = await makeUser(t.database.db, farm, 'staff');
+    const token = await loginToken(t.url, farm.code, staff);
+    const owner = client(t.url, await loginToken(t.url, farm.code, farm.owner));
+    assert.equal((await client(t.url, token).get('/api/webhooks')).status, 403);
+    assert.equal((await owner.put(`/api/users/${staff.id}`, { json: { role: 'owner' } })).status, 200);
+    assert.equal((await client(t.url, token).get('/api/webhooks')).status, 200);
+    assert.equal((await owner.put(`/api/users/${staff.id}`, { json: { role: 'staff' } })).status, 200);
+    assert.equal((await client(t.url, token).get('/api/webhooks')).status, 403);
+  });
+
+  it('refuses a token at once when another process revokes it or removes its user', async () => {
+    const staff = await makeUser(t.database.db, farm, 'staff');
+    const revoked = await loginToken(t.url, farm.code, staff);
+    const kept = await loginToken(t.url, farm.code, farm.owner);
+    assert.equal((await client(t.url, revoked).get('/api/auth/me')).status, 200);
+    assert.equal((await client(t.url, kept).get('/api/auth/me')).status, 200);
+    // Another process's connection to the same database, as a second `furrow` process would have.
+    const elsewhere = openDatabase(database.url, { maxConnections: 1 });
+    try {
+      await elsewhere.db
+        .updateTable('access_tokens')
+        .set({ revoked_at: t.clock.now() })
+        .where('token_hash', '=', sha256Hex(revoked))
+        .execute();
+      assert.equal((await client(t.url, revoked).get('/api/auth/me')).status, 401);
+      assert.equal((await client(t.url, kept).get('/api/auth/me')).status, 200);
+      const again = await loginToken(t.url, farm.code, staff);
+      assert.equal((await client(t.url, again).get('/api/auth/me')).status, 200);
+      await elsewhere.db
+        .updateTable('users')
+        .set({ deleted_at: t.clock.now() })
+        .where('id', '=', staff.id)
+        .execute();
+      assert.equal((await client(t.url, again).get('/api/auth/me')).status, 401);
+    } finally {
+      await elsewhere.close();
+    }
   });
 });

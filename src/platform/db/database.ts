@@ -5,6 +5,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { FurrowSqliteDialect, SqliteConnection } from './sqlite-driver.js';
+import type { TableChanges } from './table-changes.js';
 import type { Database, Db, DialectName } from './types.js';
 
 export interface DatabaseHandle {
@@ -12,6 +13,8 @@ export interface DatabaseHandle {
   readonly dialect: DialectName;
   /** For PostgreSQL LISTEN/NOTIFY and tools that need the pool; undefined on SQLite. */
   readonly pool: pg.Pool | undefined;
+  /** SQLite: when rows of a table may have changed, for in-process caches; undefined on PostgreSQL. */
+  readonly changes: TableChanges | undefined;
   close(): Promise<void>;
 }
 
@@ -46,7 +49,13 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
     const connection = new SqliteConnection(sqlite);
     const db = new Kysely<Database>({ dialect: new FurrowSqliteDialect(connection) });
     directConnections.set(db, connection);
-    return { db, dialect: 'sqlite', pool: undefined, close: () => db.destroy() };
+    return {
+      db,
+      dialect: 'sqlite',
+      pool: undefined,
+      changes: connection.changes,
+      close: () => db.destroy(),
+    };
   }
   const pool = new pg.Pool({
     connectionString: databaseUrl,
@@ -56,7 +65,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', pool, close: () => db.destroy() };
+  return { db, dialect: 'postgres', pool, changes: undefined, close: () => db.destroy() };
 }
 
 /** The SQLite connection behind each database handle's Kysely instance (not its transactions). */

@@ -13,6 +13,7 @@ import {
   SqliteAdapter,
   SqliteDialect,
 } from 'kysely';
+import { TableChanges } from './table-changes.js';
 
 /** Prepared statements kept per connection; past this, the least recently used is dropped. */
 export const STATEMENT_CACHE_SIZE = 500;
@@ -20,8 +21,12 @@ export const STATEMENT_CACHE_SIZE = 500;
 /** The one SQLite connection of a process, with its statement cache. */
 export class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, SQLite.Statement>();
+  /** Updates and deletes of this process, for the caches that must know (table-changes.ts). */
+  readonly changes: TableChanges;
 
-  constructor(readonly sqlite: SQLite.Database) {}
+  constructor(readonly sqlite: SQLite.Database) {
+    this.changes = new TableChanges(sqlite);
+  }
 
   /** A prepared statement for this SQL; a statement still iterating is never handed out twice. */
   statement(sqlText: string): SQLite.Statement {
@@ -50,6 +55,7 @@ export class SqliteConnection implements DatabaseConnection {
     if (statement.reader) {
       return Promise.resolve({ rows: statement.all(compiledQuery.parameters) as R[] });
     }
+    this.changes.noteWrite(compiledQuery.sql);
     const { changes, lastInsertRowid } = statement.run(compiledQuery.parameters);
     return Promise.resolve({
       numAffectedRows: BigInt(changes),

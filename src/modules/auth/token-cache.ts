@@ -1,0 +1,47 @@
+// Access tokens already resolved, so a request need not read its token again: SQLite only, where
+// the database tells exactly when a token, its user or its tenant may have changed (a logout, a
+// password or role change, a deleted user, a write by another process). An entry is trusted while
+// nothing of those tables changed since it was read, and never past the token's expiry.
+import type { TableChanges } from '../../platform/db/table-changes.js';
+import type { AuthContext } from '../../platform/http/auth.js';
+
+/** The tables an AuthContext is read from. */
+const AUTH_TABLES = ['access_tokens', 'users', 'tenants'] as const;
+/** Tokens kept at most; past this, the least recently used is dropped. */
+export const TOKEN_CACHE_SIZE = 10_000;
+
+interface Entry {
+  auth: AuthContext;
+  expiresAt: number;
+  version: number;
+}
+
+export class TokenCache {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly changes: TableChanges) {}
+
+  /** The version to read under: take it before reading, hand it back to `keep`. */
+  version(): number {
+    return this.changes.version(AUTH_TABLES);
+  }
+
+  find(tokenHash: string, version: number, now: number): AuthContext | undefined {
+    const entry = this.entries.get(tokenHash);
+    if (entry === undefined) return undefined;
+    if (entry.version !== version || entry.expiresAt <= now) {
+      this.entries.delete(tokenHash);
+      return undefined;
+    }
+    this.entries.delete(tokenHash);
+    this.entries.set(tokenHash, entry);
+    return entry.auth;
+  }
+
+  keep(tokenHash: string, version: number, auth: AuthContext, expiresAt: number): void {
+    this.entries.set(tokenHash, { auth, expiresAt, version });
+    if (this.entries.size > TOKEN_CACHE_SIZE) {
+      this.entries.delete(this.entries.keys().next().value as string);
+    }
+  }
+}
