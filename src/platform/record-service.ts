@@ -69,8 +69,8 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
 
   return {
     async list(ctx: RequestContext, query: PageQuery & Query) {
-      const { rows, total } = await listLive(ctx.scope, spec.table, query, spec.filters?.(ctx, query) ?? []);
-      return { items: await spec.present(ctx, rows, 'list'), total };
+      const page = await listLive(ctx.scope, spec.table, query, spec.filters?.(ctx, query) ?? []);
+      return { items: await spec.present(ctx, page.rows, 'list'), total: page.total, hasNext: page.hasNext };
     },
 
     get,

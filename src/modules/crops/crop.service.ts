@@ -60,17 +60,14 @@ export const cropService = recordService<
     const filters: Filter[] = [];
     for (const column of ['name', 'code', 'sku'] as const) {
       const term = byKey[column];
-      if (term !== undefined) filters.push(containsText(ctx.scope, `crops.${column}`, term));
+      if (term !== undefined) filters.push(containsText(ctx.scope, 'crops', [column], term));
     }
     if (byKey.price !== undefined) {
       // search[price] is an exact price; a value that is not a whole number matches nothing.
       const price = /^\d{1,15}$/.test(byKey.price) ? Number(byKey.price) : -1;
       filters.push((eb) => eb('crops.price', '=', price));
     }
-    for (const term of terms) {
-      const columns = ['name', 'code', 'sku'].map((c) => containsText(ctx.scope, `crops.${c}`, term));
-      filters.push((eb) => eb.or(columns.map((f) => f(eb))));
-    }
+    for (const term of terms) filters.push(containsText(ctx.scope, 'crops', ['name', 'code', 'sku'], term));
     return filters;
   },
 });

@@ -1,4 +1,6 @@
-// The task ↔ sub-category join table.
+// The task ↔ sub-category join table, and the date-range filter of the task list.
+import { sql } from 'kysely';
+import type { Filter } from '../../platform/db/records.js';
 import { deleteScoped, insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 
 export async function replaceTaskSubcategories(
@@ -35,4 +37,28 @@ export async function findTaskSubcategories(
     .where('diary_task_subcategories.task_id', 'in', taskIds)
     .orderBy('diary_task_subcategories.sub_cate_id')
     .execute();
+}
+
+/**
+ * Tasks that overlap a date range; a task without an end lasts an instant (its start). An
+ * overlapping task starts at most the tenant's widest task span before `from`, which bounds the
+ * start_at index scan from below: the scan covers the range, not every older task.
+ */
+export function overlapsRange(scope: Scope, range: { from?: number; to?: number }): Filter[] {
+  const { from, to } = range;
+  const filters: Filter[] = [];
+  if (to !== undefined) filters.push((eb) => eb('diary_tasks.start_at', '<=', to));
+  if (from !== undefined) {
+    const widestSpan = selectScoped(scope, 'task_span_limits').select('widest_span');
+    filters.push((eb) =>
+      eb('diary_tasks.start_at', '>=', sql<number>`${from} - coalesce((${widestSpan}), 0)`),
+    );
+    filters.push((eb) =>
+      eb.or([
+        eb('diary_tasks.end_at', '>=', from),
+        eb.and([eb('diary_tasks.end_at', 'is', null), eb('diary_tasks.start_at', '>=', from)]),
+      ]),
+    );
+  }
+  return filters;
 }

@@ -14,7 +14,7 @@ import {
 } from '../../platform/http/fields.js';
 import type { RequestContext } from '../../platform/http/resource.js';
 import { type Columns, type Row, recordService } from '../../platform/record-service.js';
-import { findTaskSubcategories, replaceTaskSubcategories } from './diary.repository.js';
+import { findTaskSubcategories, overlapsRange, replaceTaskSubcategories } from './diary.repository.js';
 import type {
   DiaryCategoryInput,
   DiarySubcategoryInput,
@@ -168,20 +168,9 @@ function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
 function taskFilters(ctx: RequestContext, query: Static<typeof TaskQuery>): Filter[] {
   const { terms, byKey } = searchTerms(query.strSearch);
   const filters: Filter[] = [...terms, ...Object.values(byKey)].map((term) =>
-    containsText(ctx.scope, 'diary_tasks.name', term),
+    containsText(ctx.scope, 'diary_tasks', ['name'], term),
   );
-  // Overlap: a task without an end lasts an instant (its start).
-  const { from, to } = dateRange(query);
-  if (to !== undefined) filters.push((eb) => eb('diary_tasks.start_at', '<=', to));
-  if (from !== undefined) {
-    filters.push((eb) =>
-      eb.or([
-        eb('diary_tasks.end_at', '>=', from),
-        eb.and([eb('diary_tasks.end_at', 'is', null), eb('diary_tasks.start_at', '>=', from)]),
-      ]),
-    );
-  }
-  return filters;
+  return [...filters, ...overlapsRange(ctx.scope, dateRange(query))];
 }
 
 export const taskService = recordService<

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { countUpTo, type PageOf, type PageRequest, pageOf } from '../../platform/db/records.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { HarvestBatchesTable } from '../../platform/db/tables/iot.js';
 
@@ -29,18 +30,19 @@ export async function findBatch(scope: Scope, id: number): Promise<BatchRow | un
   return selectScoped(scope, 'harvest_batches').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Batches, newest first; counted up to COUNT_LIMIT. */
 export async function listBatches(
   scope: Scope,
   filter: { status?: 'declared' | 'confirmed' | undefined },
-  page: { offset: number; limit: number },
-): Promise<{ rows: BatchRow[]; total: number }> {
+  page: PageRequest,
+): Promise<PageOf<BatchRow>> {
   let base = selectScoped(scope, 'harvest_batches');
   if (filter.status) base = base.where('status', '=', filter.status);
-  const [rows, count] = await Promise.all([
-    base.selectAll().orderBy('id', 'desc').limit(page.limit).offset(page.offset).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageOf(
+    page,
+    (limit, offset) => base.selectAll().orderBy('id', 'desc').limit(limit).offset(offset).execute(),
+    () => countUpTo(scope.db, base.select('id')),
+  );
 }
 
 /** Confirms a declared batch; false when it is not (or no longer) declared. */

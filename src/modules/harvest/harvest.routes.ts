@@ -5,7 +5,12 @@ import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/types.js';
 import { authOf, scopeOf } from '../../platform/http/auth.js';
 import { Id } from '../../platform/http/fields.js';
-import { ErrorAnswer, PageQueryProperties, setPagingHeaders } from '../../platform/http/resource.js';
+import {
+  ErrorAnswer,
+  PAGING_DESCRIPTION,
+  PageQueryProperties,
+  setPagingHeaders,
+} from '../../platform/http/resource.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
 import { listBatches } from './harvest.repository.js';
 import { Batch, BatchCreate, BatchQuery } from './harvest.schemas.js';
@@ -33,19 +38,19 @@ export const harvestRoutes: FastifyPluginAsyncTypebox<{ deps: HarvestRouteDeps }
       schema: {
         tags: ['harvest'],
         summary: 'Harvest batches, newest first',
-        description: 'A plain JSON array with X-Total-Count and Link headers; filter with status.',
+        description: `A plain JSON array; filter with status. ${PAGING_DESCRIPTION}`,
         querystring: ListQuery,
         response: { 200: Type.Array(Batch), ...errors(401, 422) },
       },
     },
     async (request, reply) => {
       const query = request.query;
-      const { rows, total } = await listBatches(
+      const { rows, ...paging } = await listBatches(
         scopeOf(request, deps.db),
         { status: query.status },
-        { offset: query.page * query.pageLimit, limit: query.pageLimit },
+        query,
       );
-      setPagingHeaders(request, reply, query, total);
+      setPagingHeaders(request, reply, query, paging);
       return rows.map(toBatchAnswer);
     },
   );

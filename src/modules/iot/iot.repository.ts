@@ -3,10 +3,13 @@
 import { type Selectable, sql } from 'kysely';
 import { isPostgresDb, isUniqueViolation } from '../../platform/db/database.js';
 import {
+  countUpTo,
   findLive,
   insertRecord,
   listLive,
+  type PageOf,
   type PageRequest,
+  pageOf,
   softDeleteRecord,
   updateRecord,
 } from '../../platform/db/records.js';
@@ -112,10 +115,7 @@ export async function lockLiveDevices(scope: Scope, ids: readonly number[]): Pro
   return new Set(rows.map((r) => r.id));
 }
 
-export async function listDevices(
-  scope: Scope,
-  page: PageRequest,
-): Promise<{ rows: DeviceRow[]; total: number }> {
+export async function listDevices(scope: Scope, page: PageRequest): Promise<PageOf<DeviceRow>> {
   return listLive(scope, 'iot_devices', page);
 }
 
@@ -260,10 +260,7 @@ export async function findRule(scope: Scope, id: number): Promise<RuleRow | unde
   return findLive(scope, 'iot_rules', id);
 }
 
-export async function listRules(
-  scope: Scope,
-  page: PageRequest,
-): Promise<{ rows: RuleRow[]; total: number }> {
+export async function listRules(scope: Scope, page: PageRequest): Promise<PageOf<RuleRow>> {
   return listLive(scope, 'iot_rules', page);
 }
 
@@ -371,29 +368,31 @@ export async function insertAlert(
   return row.id;
 }
 
+/** Alerts, newest first; counted up to COUNT_LIMIT (a tenant raises alerts without end). */
 export async function listAlerts(
   scope: Scope,
   filter: { deviceId?: number | undefined },
-  page: Page,
-): Promise<{ rows: AlertRow[]; total: number }> {
+  page: PageRequest,
+): Promise<PageOf<AlertRow>> {
   let base = selectScoped(scope, 'iot_alerts');
   if (filter.deviceId !== undefined) base = base.where('iot_alerts.device_id', '=', filter.deviceId);
-  const [rows, count] = await Promise.all([
-    base
-      .innerJoin('iot_devices', (join) =>
-        join
-          .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
-          .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
-      )
-      .selectAll('iot_alerts')
-      .select(['iot_devices.code as device_code', 'iot_devices.zone_id'])
-      .orderBy('iot_alerts.id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pageOf(
+    page,
+    (limit, offset) =>
+      base
+        .innerJoin('iot_devices', (join) =>
+          join
+            .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
+            .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
+        )
+        .selectAll('iot_alerts')
+        .select(['iot_devices.code as device_code', 'iot_devices.zone_id'])
+        .orderBy('iot_alerts.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+    () => countUpTo(scope.db, base.select('iot_alerts.id')),
+  );
 }
 
 export async function listReadings(

@@ -11,6 +11,7 @@ import { formatFieldErrors } from '../../platform/http/error-shape.js';
 import { Id, parseTimestamp, TimestampInput } from '../../platform/http/fields.js';
 import {
   ErrorAnswer,
+  PAGING_DESCRIPTION,
   type PageQuery,
   PageQueryProperties,
   resourceRoutes,
@@ -61,8 +62,8 @@ export const deviceRoutes = resourceRoutes({
   schemas: { item: Device, create: DeviceCreate, update: DeviceUpdate },
   service: {
     async list(ctx, query) {
-      const { rows, total } = await listDevices(ctx.scope, query);
-      return { items: await devicesWithParcels(ctx.scope, rows), total };
+      const { rows, total, hasNext } = await listDevices(ctx.scope, query);
+      return { items: await devicesWithParcels(ctx.scope, rows), total, hasNext };
     },
     get: (ctx, id) => getDevice(ctx.scope, id),
     create: (ctx, input) => createDevice(ctx, ctx.scope, input),
@@ -79,8 +80,8 @@ export const ruleRoutes = resourceRoutes({
   schemas: { item: Rule, create: RuleCreate, update: RuleUpdate },
   service: {
     async list(ctx, query) {
-      const { rows, total } = await listRules(ctx.scope, query);
-      return { items: rows.map(toRuleAnswer), total };
+      const { rows, total, hasNext } = await listRules(ctx.scope, query);
+      return { items: rows.map(toRuleAnswer), total, hasNext };
     },
     get: (ctx, id) => getRule(ctx.scope, id),
     create: (ctx, input) => createRule(ctx, ctx.scope, input),
@@ -148,19 +149,19 @@ export const iotRoutes: FastifyPluginAsyncTypebox<{ deps: IotRouteDeps }> = asyn
       schema: {
         tags: ['iot'],
         summary: 'Alerts raised, newest first',
-        description: 'A plain JSON array with X-Total-Count and Link headers.',
+        description: `A plain JSON array. ${PAGING_DESCRIPTION}`,
         querystring: AlertQuery,
         response: { 200: Type.Array(Alert), ...errors(401, 422) },
       },
     },
     async (request, reply) => {
       const query = request.query;
-      const { rows, total } = await listAlerts(
+      const { rows, ...paging } = await listAlerts(
         scopeOf(request, deps.db),
         { deviceId: query.device_id },
-        offsetOf(query),
+        query,
       );
-      setPagingHeaders(request, reply, query, total);
+      setPagingHeaders(request, reply, query, paging);
       return rows.map((row) => ({
         id: row.id,
         rule_id: row.rule_id,

@@ -159,14 +159,10 @@ function generatedCode(ctx: RequestContext, columns: Columns): string {
 function seasonFilters(ctx: RequestContext, query: Static<typeof SeasonQuery>): Filter[] {
   const filters: Filter[] = [];
   const { terms, byKey } = searchTerms(query.search);
-  for (const term of terms) {
-    const name = containsText(ctx.scope, 'seasons.name', term);
-    const code = containsText(ctx.scope, 'seasons.code', term);
-    filters.push((eb) => eb.or([name(eb), code(eb)]));
-  }
+  for (const term of terms) filters.push(containsText(ctx.scope, 'seasons', ['name', 'code'], term));
   for (const column of ['name', 'code'] as const) {
     const term = byKey[column];
-    if (term !== undefined) filters.push(containsText(ctx.scope, `seasons.${column}`, term));
+    if (term !== undefined) filters.push(containsText(ctx.scope, 'seasons', [column], term));
   }
   // Overlap: the season starts before the range ends and ends after it starts (open ends match).
   const { from, to } = dateRange(query);

@@ -40,7 +40,7 @@ export function templateFilters(ctx: RequestContext, query: Static<typeof Templa
   const filters: Filter[] = [];
   const { terms, byKey } = searchTerms(query.search);
   for (const term of [...terms, ...Object.values(byKey)]) {
-    filters.push(containsText(ctx.scope, 'season_templates.name', term));
+    filters.push(containsText(ctx.scope, 'season_templates', ['name'], term));
   }
   const { from, to } = dateRange(query);
   if (from !== undefined) filters.push((eb) => eb('season_templates.created_at', '>=', from));

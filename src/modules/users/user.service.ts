@@ -112,8 +112,8 @@ export async function getUser(ctx: RequestContext, id: number) {
 
 export const userResourceService = {
   async list(ctx: RequestContext, query: PageQuery) {
-    const { rows, total } = await listLive(ctx.scope, 'users', query);
-    return { items: rows.map(presentUser), total };
+    const { rows, total, hasNext } = await listLive(ctx.scope, 'users', query);
+    return { items: rows.map(presentUser), total, hasNext };
   },
   get: getUser,
   async create(ctx: RequestContext, input: Static<typeof UserCreate>) {

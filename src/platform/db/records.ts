@@ -6,12 +6,13 @@ import {
   type ExpressionBuilder,
   PostgresAdapter,
   type Selectable,
+  type SelectQueryBuilder,
   type SqlBool,
   sql,
 } from 'kysely';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
-import type { Database } from './types.js';
+import type { Database, Db } from './types.js';
 
 /** Tenant-owned tables with soft delete. */
 export type RecordTable = {
@@ -26,25 +27,112 @@ export interface PageRequest {
 
 export type Filter = (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
 
-/** One page of live rows, newest first, and the number of live rows that match. */
+/** A filtered list counts its matches up to this many; past it, its total is not given. */
+export const COUNT_LIMIT = 10_000;
+
+export interface PageOf<R> {
+  rows: R[];
+  /** Matching rows in all; undefined when a filtered list matches more than COUNT_LIMIT. */
+  total: number | undefined;
+  /** Whether a page follows this one. */
+  hasNext: boolean;
+}
+
+/**
+ * A page of rows and what the paging headers need. The rows are fetched with one more than asked,
+ * which tells whether a next page exists; a page that turns out to be the last gives the total
+ * without counting. `count` is asked only otherwise.
+ */
+export async function pageOf<R>(
+  page: PageRequest,
+  fetch: (limit: number, offset: number) => Promise<R[]>,
+  count: () => Promise<number | undefined>,
+): Promise<PageOf<R>> {
+  const offset = page.page * page.pageLimit;
+  const fetched = await fetch(page.pageLimit + 1, offset);
+  const hasNext = fetched.length > page.pageLimit;
+  const rows = hasNext ? fetched.slice(0, page.pageLimit) : fetched;
+  if (!hasNext && (rows.length > 0 || offset === 0)) return { rows, total: offset + rows.length, hasNext };
+  return { rows, total: await count(), hasNext };
+}
+
+/** The number of rows a query selects, counted up to COUNT_LIMIT; undefined past it. */
+export async function countUpTo(
+  db: Db,
+  matches: SelectQueryBuilder<any, any, any>,
+): Promise<number | undefined> {
+  const row = await db
+    .selectFrom(matches.limit(COUNT_LIMIT + 1).as('matches'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
+  const n = Number(row?.n ?? 0);
+  return n > COUNT_LIMIT ? undefined : n;
+}
+
+const liveCountQuery = preparedQuery((db, p: { tenantId: number; table: string }) =>
+  selectScoped({ db, tenantId: p.tenantId }, 'record_counts')
+    .select('live_count')
+    .where('table_name', '=', p.table),
+);
+
+/** The tenant's live rows of a table, as the triggers of migration 0005 keep them. */
+export async function liveCount(scope: Scope, table: RecordTable): Promise<number> {
+  const row = await liveCountQuery.first(scope.db, { tenantId: scope.tenantId, table });
+  return Number(row?.live_count ?? 0);
+}
+
+const livePageQueries = new Map<
+  RecordTable,
+  PreparedQuery<{ tenantId: number; limit: number; offset: number }, unknown>
+>();
+
+function livePageQuery(table: RecordTable) {
+  let query = livePageQueries.get(table);
+  if (query === undefined) {
+    query = preparedQuery((db, p: { tenantId: number; limit: number; offset: number }) =>
+      (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+        .selectAll()
+        .where(`${table}.deleted_at`, 'is', null)
+        .orderBy(`${table}.id`, 'desc')
+        .limit(p.limit)
+        .offset(p.offset),
+    );
+    livePageQueries.set(table, query);
+  }
+  return query;
+}
+
+/**
+ * One page of live rows, newest first. Unfiltered, its total is the tenant's live count; filtered,
+ * its matches are counted up to COUNT_LIMIT.
+ */
 export async function listLive<T extends RecordTable>(
   scope: Scope,
   table: T,
   page: PageRequest,
   filters: readonly Filter[] = [],
-): Promise<{ rows: Selectable<Database[T]>[]; total: number }> {
-  const where = (qb: any) =>
-    filters.reduce((q, filter) => q.where(filter), qb.where(`${table}.deleted_at`, 'is', null));
-  const rows = await where(selectScoped(scope, table) as any)
-    .selectAll()
-    .orderBy(`${table}.id`, 'desc')
-    .limit(page.pageLimit)
-    .offset(page.page * page.pageLimit)
-    .execute();
-  const count = await where(selectScoped(scope, table) as any)
-    .select((eb: any) => eb.fn.countAll().as('count'))
-    .executeTakeFirst();
-  return { rows, total: Number(count?.count ?? 0) };
+): Promise<PageOf<Selectable<Database[T]>>> {
+  type Row = Selectable<Database[T]>;
+  if (filters.length === 0) {
+    const query = livePageQuery(table);
+    return pageOf(
+      page,
+      async (limit, offset) =>
+        (await query.all(scope.db, { tenantId: scope.tenantId, limit, offset })) as Row[],
+      () => liveCount(scope, table),
+    );
+  }
+  const matching = () =>
+    filters.reduce(
+      (q, filter) => q.where(filter),
+      (selectScoped(scope, table) as any).where(`${table}.deleted_at`, 'is', null),
+    );
+  return pageOf(
+    page,
+    (limit, offset) =>
+      matching().selectAll().orderBy(`${table}.id`, 'desc').limit(limit).offset(offset).execute(),
+    () => countUpTo(scope.db, matching().select(sql.lit(1).as('one'))),
+  );
 }
 
 const liveByIdQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; id: number }, unknown>>();
@@ -128,14 +216,37 @@ export async function softDeleteRecord<T extends RecordTable>(
   return updateRecord(scope, table, id, { deleted_at: now }, now);
 }
 
+/** Tables searched by substring, with an index for it on each dialect (migrations 0002 and 0005). */
+export type SearchedTable = 'crops' | 'seasons' | 'season_templates' | 'diary_tasks';
+
 /**
- * Case-insensitive "column contains term". PostgreSQL: ILIKE (served by the pg_trgm indexes).
- * SQLite: LIKE, which ignores case for ASCII letters only.
+ * Case-insensitive "one of these columns contains the term". PostgreSQL: ILIKE, served by the pg_trgm
+ * indexes. SQLite: a phrase query on the table's FTS5 trigram index (migration 0005), which also
+ * folds the case of letters beyond ASCII; a term of one or two characters has no trigram and is
+ * compared with LIKE, which folds ASCII letters only.
  */
-export function containsText(scope: Scope, column: string, term: string): Filter {
-  const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const operator = isPostgresDb(scope) ? sql.raw('ilike') : sql.raw('like');
-  return () => sql<SqlBool>`${sql.ref(column)} ${operator} ${pattern} escape '\\'`;
+export function containsText(
+  scope: Scope,
+  table: SearchedTable,
+  columns: readonly string[],
+  term: string,
+): Filter {
+  const like = (operator: string) => {
+    const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return (eb: ExpressionBuilder<any, any>) =>
+      eb.or(
+        columns.map(
+          (column) =>
+            sql<SqlBool>`${sql.ref(`${table}.${column}`)} ${sql.raw(operator)} ${pattern} escape '\\'`,
+        ),
+      );
+  };
+  if (isPostgresDb(scope)) return like('ilike');
+  if ([...term].length < 3) return like('like');
+  const search = sql.table(`${table}_search`);
+  const phrase = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
+  return () =>
+    sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${search} where ${search} match ${phrase})`;
 }
 
 export function isPostgresDb(scope: Scope): boolean {

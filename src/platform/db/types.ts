@@ -3,12 +3,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { FoundationTables } from './tables/foundation.js';
 import type { IotTables } from './tables/iot.js';
+import type { ListTables } from './tables/lists.js';
 import type { ResourceTables } from './tables/resources.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
 export type { AccessTokensTable, LoginAttemptsTable, TenantsTable, UsersTable } from './tables/foundation.js';
 
-export interface Database extends FoundationTables, ResourceTables, WebhookTables, IotTables {}
+export interface Database extends FoundationTables, ResourceTables, WebhookTables, IotTables, ListTables {}
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type DialectName = 'sqlite' | 'postgres';

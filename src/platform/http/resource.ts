@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Clock } from '../clock.js';
+import { COUNT_LIMIT } from '../db/records.js';
 import type { Scope } from '../db/scope.js';
 import type { Db } from '../db/types.js';
 import { type FieldError, validationFailed } from '../errors.js';
@@ -88,12 +89,19 @@ export interface ResourceDefinition<
     query?: Query;
   };
   service: {
-    list(ctx: RequestContext, query: PageQuery & Static<Query>): Promise<{ items: unknown[]; total: number }>;
+    list(ctx: RequestContext, query: PageQuery & Static<Query>): Promise<ListAnswer>;
     get(ctx: RequestContext, id: number): Promise<unknown>;
     create(ctx: RequestContext, input: Static<Create>): Promise<{ id: number }>;
     update?(ctx: RequestContext, id: number, input: Static<Update>): Promise<unknown>;
     remove(ctx: RequestContext, id: number): Promise<void>;
   };
+}
+
+/** A page of a list: its items, the matches in all when known, and whether a page follows. */
+export interface ListAnswer {
+  items: unknown[];
+  total: number | undefined;
+  hasNext: boolean;
 }
 
 export interface ResourceDeps {
@@ -147,17 +155,15 @@ export function resourceRoutes<
         schema: {
           tags: [tag],
           summary: `List ${noun} records`,
-          description:
-            'A plain JSON array, newest first. Paging from page 0; X-Total-Count holds the number of ' +
-            'matching records and Link (RFC 8288) the first, prev, next and last pages.',
+          description: `A plain JSON array, newest first. ${PAGING_DESCRIPTION}`,
           querystring: Query,
           response: { 200: Type.Array(schemas.listItem ?? schemas.item), ...errors(401, 422) },
         },
       },
       async (request, reply) => {
         const query = request.query as PageQuery & Static<Query>;
-        const { items, total } = await service.list(context(request), query);
-        setPagingHeaders(request, reply, query, total);
+        const { items, total, hasNext } = await service.list(context(request), query);
+        setPagingHeaders(request, reply, query, { total, hasNext });
         return items;
       },
     );
@@ -268,23 +274,35 @@ function wantsRepresentation(request: FastifyRequest): boolean {
   return /(^|[,;\s])return\s*=\s*"?representation"?\s*($|[,;])/i.test(value);
 }
 
+/** What the paging headers of every list say, for the OpenAPI descriptions. */
+export const PAGING_DESCRIPTION =
+  'Paging from page 0; Link (RFC 8288) holds the first, prev, next and last pages and X-Total-Count ' +
+  `the number of matching records. A filtered list matching more than ${COUNT_LIMIT.toLocaleString('en')} ` +
+  'records leaves out X-Total-Count and the last link (counting them all would cost every request); ' +
+  'follow next until it is absent.';
+
+/** X-Total-Count (when known) and Link: first, prev, next (when a page follows) and last (when known). */
 export function setPagingHeaders(
   request: FastifyRequest,
   reply: FastifyReply,
   query: PageQuery,
-  total: number,
+  page: { total: number | undefined; hasNext: boolean },
 ) {
-  const { page, pageLimit } = query;
-  const last = Math.max(0, Math.ceil(total / pageLimit) - 1);
+  const { pageLimit } = query;
+  const { total, hasNext } = page;
+  const last = total === undefined ? undefined : Math.max(0, Math.ceil(total / pageLimit) - 1);
   const base = request.url.split('?')[0] ?? '';
   const { token: _token, ...rest } = request.query as Record<string, unknown>;
   const link = (n: number, rel: string) =>
     `<${base}?${qs.stringify({ ...rest, page: n, pageLimit })}>; rel="${rel}"`;
   const links = [link(0, 'first')];
-  if (page > 0) links.push(link(Math.min(page - 1, last), 'prev'));
-  if (page < last) links.push(link(page + 1, 'next'));
-  links.push(link(last, 'last'));
-  reply.header('x-total-count', String(total));
+  if (query.page > 0)
+    links.push(link(last === undefined ? query.page - 1 : Math.min(query.page - 1, last), 'prev'));
+  if (hasNext) links.push(link(query.page + 1, 'next'));
+  if (last !== undefined) {
+    links.push(link(last, 'last'));
+    reply.header('x-total-count', String(total));
+  }
   reply.header('link', links.join(', '));
 }
 

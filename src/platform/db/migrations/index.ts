@@ -4,10 +4,12 @@ import * as m0001 from './0001_foundation.js';
 import * as m0002 from './0002_resources.js';
 import * as m0003 from './0003_webhooks.js';
 import * as m0004 from './0004_iot_harvest.js';
+import * as m0005 from './0005_list_scaling.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0002_resources': m0002,
   '0003_webhooks': m0003,
   '0004_iot_harvest': m0004,
+  '0005_list_scaling': m0005,
 };
