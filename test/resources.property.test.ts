@@ -12,6 +12,24 @@ import { assertErrorShape, type Client, type Graph, seedGraph } from './support/
 
 const RUNS = Number(process.env.FURROW_PROPERTY_RUNS ?? 12);
 
+/**
+ * fc.assert, reporting a failure itself: fast-check's own report stringifies the counterexample,
+ * which overflows the stack for the deeply nested values these properties generate.
+ */
+async function assertProperty<T>(property: fc.IAsyncProperty<T>, numRuns: number): Promise<void> {
+  const details = await fc.check(property, { numRuns });
+  if (!details.failed) return;
+  const shown = JSON.stringify(details.counterexample, (_key, value) =>
+    typeof value === 'string' && value.length > 200 ? `${value.slice(0, 200)}…` : value,
+  );
+  const error = details.errorInstance as Error | undefined;
+  throw new Error(
+    `property failed after ${details.numRuns} runs (seed ${details.seed}, path "${details.counterexamplePath}"): ` +
+      `${error?.message ?? String(details.errorInstance)}\ncounterexample: ${(shown ?? '').slice(0, 2000)}`,
+    { cause: details.errorInstance },
+  );
+}
+
 interface Endpoint {
   path: string;
   fields: string[];
@@ -265,7 +283,7 @@ forEachDialect('resources under random input', (database) => {
 
   for (const endpoint of ENDPOINTS) {
     it(`${endpoint.path}: random bodies and query strings`, async () => {
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(bodyFor(endpoint), fc.boolean(), async (body, asForm) => {
           t.clock.advance(1000);
           const before = await fingerprint();
@@ -286,20 +304,20 @@ forEachDialect('resources under random input', (database) => {
               assert.equal(await fingerprint(), beforePut, `refused PUT wrote: ${JSON.stringify(body)}`);
           }
         }),
-        { numRuns: RUNS },
+        RUNS,
       );
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(queryString, async (query) => {
           await check(await c.get(`${endpoint.path}?${query}`), `GET ?${query}`);
         }),
-        { numRuns: RUNS },
+        RUNS,
       );
-      await fc.assert(
+      await assertProperty(
         fc.asyncProperty(fc.string({ maxLength: 12 }), async (id) => {
           const res = await c.get(`${endpoint.path}/${encodeURIComponent(id)}`);
           await check(res, `GET /${id}`);
         }),
-        { numRuns: Math.ceil(RUNS / 2) },
+        Math.ceil(RUNS / 2),
       );
     });
   }
