@@ -78,7 +78,7 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     create(ctx: RequestContext, input: Create): Promise<{ id: number }> {
       return guarded(() =>
         inTransaction(ctx.scope, async (scope) => {
-          const tx = { ...ctx, scope };
+          const tx: RequestContext = { scope, clock: ctx.clock, user: ctx.user };
           let columns = await validate(tx, input, undefined);
           if (spec.onCreate) columns = await spec.onCreate(tx, columns);
           const id = await insertRecord(scope, spec.table, columns, ctx.clock.now());
@@ -91,7 +91,7 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     update(ctx: RequestContext, id: number, input: Update): Promise<unknown> {
       return guarded(() =>
         inTransaction(ctx.scope, async (scope) => {
-          const tx = { ...ctx, scope };
+          const tx: RequestContext = { scope, clock: ctx.clock, user: ctx.user };
           if (!(await findLive(scope, spec.table, id))) throw notFound();
           const columns = await validate(tx, input, id);
           await updateRecord(scope, spec.table, id, columns, ctx.clock.now());

@@ -7,7 +7,7 @@ import type { AuthContext } from '../../platform/http/auth.js';
 
 /** The tables an AuthContext is read from. */
 const AUTH_TABLES = ['access_tokens', 'users', 'tenants'] as const;
-/** Tokens kept at most; past this, the least recently used is dropped. */
+/** Tokens kept at most; past this, the oldest is dropped (a hit does not reorder, see sqlite-driver.ts). */
 export const TOKEN_CACHE_SIZE = 10_000;
 
 interface Entry {
@@ -33,8 +33,6 @@ export class TokenCache {
       this.entries.delete(tokenHash);
       return undefined;
     }
-    this.entries.delete(tokenHash);
-    this.entries.set(tokenHash, entry);
     return entry.auth;
   }
 

@@ -74,9 +74,10 @@ async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list'
       amount: numberOrNull(row.amount),
       area: numberOrNull(row.area),
     };
-    if (form === 'list') return { ...common, crop_code: crop?.code ?? '', crop_name: crop?.name ?? '' };
-    return {
-      ...common,
+    // Assigned onto the common fields, not spread: see the crop presenter.
+    if (form === 'list')
+      return Object.assign(common, { crop_code: crop?.code ?? '', crop_name: crop?.name ?? '' });
+    return Object.assign(common, {
       images: row.images,
       full_description: row.full_description,
       note_private: row.note_private,
@@ -90,7 +91,7 @@ async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list'
       count_temp: row.count_temp,
       temp_from: row.temp_from,
       temp_to: row.temp_to,
-    };
+    });
   });
 }
 

@@ -15,7 +15,11 @@ import {
 } from 'kysely';
 import { TableChanges } from './table-changes.js';
 
-/** Prepared statements kept per connection; past this, the least recently used is dropped. */
+/**
+ * Prepared statements kept per connection; past this, the oldest is dropped. A hit does not reorder
+ * the map: deleting and re-adding a key on every query churns the map's storage, which lives in the
+ * old generation, and grows the heap under load.
+ */
 export const STATEMENT_CACHE_SIZE = 500;
 
 /** The one SQLite connection of a process, with its statement cache. */
@@ -32,10 +36,7 @@ export class SqliteConnection implements DatabaseConnection {
   statement(sqlText: string): SQLite.Statement {
     const cached = this.statements.get(sqlText);
     if (cached !== undefined) {
-      if (cached.busy) return this.sqlite.prepare(sqlText);
-      this.statements.delete(sqlText);
-      this.statements.set(sqlText, cached);
-      return cached;
+      return cached.busy ? this.sqlite.prepare(sqlText) : cached;
     }
     const statement = this.sqlite.prepare(sqlText);
     this.statements.set(sqlText, statement);

@@ -292,9 +292,18 @@ export function setPagingHeaders(
   const { total, hasNext } = page;
   const last = total === undefined ? undefined : Math.max(0, Math.ceil(total / pageLimit) - 1);
   const base = request.url.split('?')[0] ?? '';
-  const { token: _token, ...rest } = request.query as Record<string, unknown>;
-  const link = (n: number, rel: string) =>
-    `<${base}?${qs.stringify({ ...rest, page: n, pageLimit })}>; rel="${rel}"`;
+  // The request's own query (never its token), with page and pageLimit set per link; one object for
+  // every link rather than a spread copy each (see the crop presenter).
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) {
+    if (key !== 'token') params[key] = value;
+  }
+  params.page = query.page;
+  params.pageLimit = pageLimit;
+  const link = (n: number, rel: string) => {
+    params.page = n;
+    return `<${base}?${qs.stringify(params)}>; rel="${rel}"`;
+  };
   const links = [link(0, 'first')];
   if (query.page > 0)
     links.push(link(last === undefined ? query.page - 1 : Math.min(query.page - 1, last), 'prev'));
