@@ -1,7 +1,21 @@
 #!/usr/bin/env node
-// The furrow CLI. TypeScript sources run through tsx's loader, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The furrow CLI. It runs the compiled service (dist/, built by `npm install` or `npm run build`)
+// when that was built from the current sources, and the TypeScript sources through tsx otherwise,
+// so a fresh clone needs no build step and an edited source never runs stale.
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { sourceDigest } from './source-digest.js';
 
-register();
-const { main } = await import('../src/main.ts');
+const root = fileURLToPath(new URL('../', import.meta.url));
+const stamp = `${root}dist/.source-digest`;
+const compiled = existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === sourceDigest(root);
+
+let main;
+if (compiled) {
+  ({ main } = await import('../dist/main.js'));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));
