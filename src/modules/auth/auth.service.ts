@@ -138,17 +138,16 @@ export async function resolveToken(
   token: string,
 ): Promise<AuthContext | null> {
   if (token.length > 200) return null;
-  const tokenHash = sha256Hex(token);
   const now = deps.clock.now();
   const cache = deps.tokenCache;
   const version = cache?.version();
   if (cache && version !== undefined) {
-    const cached = cache.find(tokenHash, version, now);
+    const cached = cache.find(token, version, now);
     if (cached) return cached;
   }
-  const found = await findLiveToken(deps.db, tokenHash, now);
+  const found = await findLiveToken(deps.db, sha256Hex(token), now);
   if (!found) return null;
-  if (cache && version !== undefined) cache.keep(tokenHash, version, found.auth, found.expiresAt);
+  if (cache && version !== undefined) cache.keep(token, version, found.auth, found.expiresAt);
   return found.auth;
 }
 

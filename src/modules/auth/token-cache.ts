@@ -1,7 +1,9 @@
 // Access tokens already resolved, so a request need not read its token again: SQLite only, where
 // the database tells exactly when a token, its user or its tenant may have changed (a logout, a
 // password or role change, a deleted user, a write by another process). An entry is trusted while
-// nothing of those tables changed since it was read, and never past the token's expiry.
+// nothing of those tables changed since it was read, and never past the token's expiry. Entries are
+// keyed by the token itself, so a hit needs no hash; the process holds the tokens of the requests it
+// serves anyway, and only their hashes are ever stored.
 import type { TableChanges } from '../../platform/db/table-changes.js';
 import type { AuthContext } from '../../platform/http/auth.js';
 
@@ -26,18 +28,18 @@ export class TokenCache {
     return this.changes.version(AUTH_TABLES);
   }
 
-  find(tokenHash: string, version: number, now: number): AuthContext | undefined {
-    const entry = this.entries.get(tokenHash);
+  find(token: string, version: number, now: number): AuthContext | undefined {
+    const entry = this.entries.get(token);
     if (entry === undefined) return undefined;
     if (entry.version !== version || entry.expiresAt <= now) {
-      this.entries.delete(tokenHash);
+      this.entries.delete(token);
       return undefined;
     }
     return entry.auth;
   }
 
-  keep(tokenHash: string, version: number, auth: AuthContext, expiresAt: number): void {
-    this.entries.set(tokenHash, { auth, expiresAt, version });
+  keep(token: string, version: number, auth: AuthContext, expiresAt: number): void {
+    this.entries.set(token, { auth, expiresAt, version });
     if (this.entries.size > TOKEN_CACHE_SIZE) {
       this.entries.delete(this.entries.keys().next().value as string);
     }

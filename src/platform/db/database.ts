@@ -78,7 +78,7 @@ const directConnections = new WeakMap<Db, SqliteConnection>();
  */
 export function directSqliteConnection(db: Db): SqliteConnection | undefined {
   const connection = directConnections.get(db);
-  return connection === undefined || connection.sqlite.inTransaction ? undefined : connection;
+  return connection?.readable ? connection : undefined;
 }
 
 export async function pingDatabase(db: Kysely<Database>): Promise<void> {

@@ -89,6 +89,38 @@ forEachDialect('prepared queries and reads outside transactions', (database) => 
     });
   });
 
+  it('a write right after a direct read commits, and the next read sees it', async () => {
+    const id = await insertRecord(scope(), 'crops', { name: 'before' }, 4);
+    // Same turn: a direct read, then a write and a transaction, then a direct read again.
+    assert.equal((await findLive(scope(), 'crops', id))?.name, 'before');
+    await handle.db.updateTable('crops').set({ name: 'after' }).where('id', '=', id).execute();
+    assert.equal((await findLive(scope(), 'crops', id))?.name, 'after');
+    await inTransaction(scope(), (tx) =>
+      tx.db.updateTable('crops').set({ name: 'in a transaction' }).where('id', '=', id).execute(),
+    );
+    assert.equal((await findLive(scope(), 'crops', id))?.name, 'in a transaction');
+  });
+
+  it("another process's commit is seen by reads from the next turn on", async () => {
+    if (handle.dialect !== 'sqlite') return;
+    const id = await insertRecord(scope(), 'crops', { name: 'mine' }, 5);
+    const elsewhere = openDatabase(database.url, { maxConnections: 1 });
+    try {
+      assert.equal((await findLive(scope(), 'crops', id))?.name, 'mine');
+      // The reads of one turn share a snapshot; a commit elsewhere shows once the turn is over.
+      await elsewhere.db.updateTable('crops').set({ name: 'theirs' }).where('id', '=', id).execute();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal((await findLive(scope(), 'crops', id))?.name, 'theirs');
+      // Reading in a later turn does not hold a lock that keeps the other connection from writing.
+      await new Promise((resolve) => setImmediate(resolve));
+      await elsewhere.db.deleteFrom('crops').where('id', '=', id).execute();
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(await findLive(scope(), 'crops', id), undefined);
+    } finally {
+      await elsewhere.close();
+    }
+  });
+
   it('a statement still iterating rows is not handed out to another read', async () => {
     const connection = directSqliteConnection(handle.db);
     if (handle.dialect !== 'sqlite' || connection === undefined) return;

@@ -2,7 +2,12 @@
 // statement is prepared once (the stock driver parses every query anew, which costs more than a
 // lookup by key), waiting for the single connection is a FIFO queue (the stock mutex wakes every
 // waiter at each release), and reads outside any transaction can run on the connection directly
-// (prepared.ts), without queueing behind requests that only wait for their turn.
+// (prepared.ts), without queueing behind requests that only wait for their turn. Those direct reads
+// of one event-loop turn share one read transaction (a "turn snapshot"): a read outside a
+// transaction otherwise takes and drops SQLite's WAL read lock (file-lock system calls) each time,
+// which costs more than the read itself. The snapshot ends at the end of the turn (setImmediate)
+// and before any other statement, so writes and transactions never run inside it, and what another
+// process commits is seen from the next turn on.
 import type SQLite from 'better-sqlite3';
 import {
   CompiledQuery,
@@ -27,9 +32,37 @@ export class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, SQLite.Statement>();
   /** Updates and deletes of this process, for the caches that must know (table-changes.ts). */
   readonly changes: TableChanges;
+  /** A turn snapshot is open: a read transaction of direct reads, ended at the end of the turn. */
+  private snapshotOpen = false;
+  /** Streams iterating rows: no transaction may begin or end under them, so no snapshot opens. */
+  private streaming = 0;
+  private readonly begin: SQLite.Statement;
+  private readonly commit: SQLite.Statement;
+  private readonly endSnapshot = () => this.closeSnapshot();
 
   constructor(readonly sqlite: SQLite.Database) {
-    this.changes = new TableChanges(sqlite);
+    this.begin = sqlite.prepare('begin');
+    this.commit = sqlite.prepare('commit');
+    this.changes = new TableChanges(sqlite, () => this.openSnapshot());
+  }
+
+  /** Whether a direct read may run now: no transaction is open, or only this turn's snapshot. */
+  get readable(): boolean {
+    return this.snapshotOpen || !this.sqlite.inTransaction;
+  }
+
+  private openSnapshot(): void {
+    if (this.snapshotOpen || this.streaming > 0 || this.sqlite.inTransaction) return;
+    this.begin.run();
+    this.snapshotOpen = true;
+    setImmediate(this.endSnapshot);
+  }
+
+  /** Ends the turn snapshot, if one is open; every statement but a direct read calls this first. */
+  closeSnapshot(): void {
+    if (!this.snapshotOpen) return;
+    this.snapshotOpen = false;
+    if (this.sqlite.inTransaction) this.commit.run();
   }
 
   /** A prepared statement for this SQL; a statement still iterating is never handed out twice. */
@@ -46,12 +79,14 @@ export class SqliteConnection implements DatabaseConnection {
     return statement;
   }
 
-  /** Rows of a read, synchronously. */
+  /** Rows of a read outside any transaction, synchronously, in the turn snapshot. */
   readRows<R>(sqlText: string, parameters: readonly unknown[]): R[] {
+    this.openSnapshot();
     return this.statement(sqlText).all(parameters) as R[];
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    this.closeSnapshot();
     const statement = this.statement(compiledQuery.sql);
     if (statement.reader) {
       return Promise.resolve({ rows: statement.all(compiledQuery.parameters) as R[] });
@@ -69,8 +104,14 @@ export class SqliteConnection implements DatabaseConnection {
     if (!SelectQueryNode.is(compiledQuery.query)) {
       throw new Error('SQLite streams select queries only');
     }
-    for (const row of this.statement(compiledQuery.sql).iterate(compiledQuery.parameters)) {
-      yield { rows: [row as R] };
+    this.closeSnapshot();
+    this.streaming += 1;
+    try {
+      for (const row of this.statement(compiledQuery.sql).iterate(compiledQuery.parameters)) {
+        yield { rows: [row as R] };
+      }
+    } finally {
+      this.streaming -= 1;
     }
   }
 }
@@ -110,6 +151,7 @@ class SqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    this.connection.closeSnapshot();
     this.connection.sqlite.close();
   }
 }

@@ -13,7 +13,11 @@ export class TableChanges {
   private readonly dataVersion: SQLite.Statement;
   private lastDataVersion: unknown;
 
-  constructor(sqlite: SQLite.Database) {
+  /** `beforeRead` opens the connection's turn snapshot (sqlite-driver.ts), where the check is cheap. */
+  constructor(
+    sqlite: SQLite.Database,
+    private readonly beforeRead: () => void = () => {},
+  ) {
     this.dataVersion = sqlite.prepare('pragma data_version').pluck();
     this.lastDataVersion = this.dataVersion.get();
   }
@@ -29,6 +33,7 @@ export class TableChanges {
    * read with the number taken before reading, and trusts it while the number stays the same.
    */
   version(tables: readonly string[]): number {
+    this.beforeRead();
     const dataVersion = this.dataVersion.get();
     if (dataVersion !== this.lastDataVersion) {
       this.lastDataVersion = dataVersion;
