@@ -2,7 +2,7 @@
 // claims due deliveries with a lease, sends outside any transaction, then records the attempt.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Database, Db } from '../../platform/db/types.js';
 
@@ -11,6 +11,14 @@ export const NOTIFY_CHANNEL = 'furrow_webhook_deliveries';
 export const PAUSE_AFTER_FAILURES = 5;
 /** Finished deliveries kept per endpoint for the log (spec 8). */
 export const LOG_SIZE = 50;
+
+/**
+ * Statuses written into the SQL rather than bound as parameters: the partial indexes of queued and
+ * of finished deliveries serve a query only when its condition visibly implies theirs (SQLite never
+ * looks inside a parameter).
+ */
+const QUEUED = sql<SqlBool>`webhook_deliveries.status in ('pending', 'retrying')`;
+const FINISHED = sql<SqlBool>`webhook_deliveries.status in ('succeeded', 'failed')`;
 
 /** Wakes the workers of this process (SQLite; on PostgreSQL NOTIFY reaches every process). */
 export const localWakeUp = new EventEmitter();
@@ -72,7 +80,7 @@ export async function claimDueDeliveries(
     let candidates = trx
       .selectFrom('webhook_deliveries')
       .select(['id', 'endpoint_id'])
-      .where('status', 'in', ['pending', 'retrying'])
+      .where(QUEUED)
       .where('next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
       // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
@@ -194,84 +202,130 @@ export async function recordAttempt(
   db: Kysely<Database>,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
-  options: { now: number; retryScheduleMs: readonly number[] },
+  options: RecordOptions,
+): Promise<RecordedAttempt> {
+  return db.transaction().execute((trx) => recordIn(trx, delivery, outcome, options));
+}
+
+export interface RecordOptions {
+  now: number;
+  retryScheduleMs: readonly number[];
+}
+
+/**
+ * recordAttempt for several attempts in one transaction (one commit instead of one each), in
+ * endpoint order so that concurrent batches lock endpoint rows in the same order. If the batch
+ * fails, each attempt is recorded in a transaction of its own, so one bad attempt loses no other.
+ */
+export async function recordAttempts(
+  db: Kysely<Database>,
+  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  options: RecordOptions,
+): Promise<PromiseSettledResult<RecordedAttempt>[]> {
+  if (attempts.length > 1) {
+    const order = attempts
+      .map((attempt, index) => ({ attempt, index }))
+      .sort(
+        (a, b) =>
+          a.attempt.delivery.endpointId - b.attempt.delivery.endpointId ||
+          a.attempt.delivery.id - b.attempt.delivery.id,
+      );
+    try {
+      const results = await db.transaction().execute(async (trx) => {
+        const recorded: RecordedAttempt[] = new Array(attempts.length);
+        for (const { attempt, index } of order) {
+          recorded[index] = await recordIn(trx, attempt.delivery, attempt.outcome, options);
+        }
+        return recorded;
+      });
+      return results.map((value) => ({ status: 'fulfilled', value }));
+    } catch {
+      // One by one below.
+    }
+  }
+  return Promise.allSettled(attempts.map((a) => recordAttempt(db, a.delivery, a.outcome, options)));
+}
+
+async function recordIn(
+  trx: Kysely<Database>,
+  delivery: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  options: RecordOptions,
 ): Promise<RecordedAttempt> {
   const { now } = options;
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
-  return db.transaction().execute(async (trx) => {
-    // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On
-    // PostgreSQL the row is locked as for the update of the failure streak that may follow (a share
-    // lock would deadlock two failures upgrading it), so enabling the endpoint waits for this
-    // transaction and then releases a `held` written here.
-    let endpointQuery = trx
-      .selectFrom('webhook_endpoints')
-      .select(['status'])
-      .where('tenant_id', '=', delivery.tenantId)
-      .where('id', '=', delivery.endpointId);
-    if (isPostgres(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
-    const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
-    // The endpoint was paused while the attempt was in flight: the delivery stays held (it is sent
-    // again on enable; receivers deduplicate on the id) and the streak is left alone.
-    let current = trx
-      .selectFrom('webhook_deliveries')
-      .select(['status'])
-      .where('tenant_id', '=', delivery.tenantId)
-      .where('id', '=', delivery.id)
-      .where('lease_owner', '=', delivery.leaseToken);
-    if (isPostgres(trx)) current = current.forUpdate();
-    const row = await current.executeTakeFirst();
-    if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
-    let status: DeliveryStatus;
-    let nextAttemptAt: number | null = null;
-    if (row.status === 'held') status = 'held';
-    else if (outcome.ok) status = 'succeeded';
-    else if (number >= maxAttempts) status = 'failed';
-    else if (endpoint?.status === 'paused' && delivery.countsTowardPause) status = 'held';
-    else {
-      status = 'retrying';
-      const delays = options.retryScheduleMs;
-      nextAttemptAt = now + (delays[Math.min(number - 1, delays.length - 1)] ?? 0);
-    }
-    const finished = status === 'succeeded' || status === 'failed';
-    const updated = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status,
-        attempt_count: number,
-        next_attempt_at: nextAttemptAt,
-        lease_owner: null,
-        lease_until: null,
-        request_headers: JSON.stringify(outcome.requestHeaders),
-        finished_at: finished ? now : null,
-      })
-      .where('tenant_id', '=', delivery.tenantId)
-      .where('id', '=', delivery.id)
-      .where('lease_owner', '=', delivery.leaseToken)
-      .where('status', '=', row.status)
-      .executeTakeFirst();
-    if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };
+  // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On
+  // PostgreSQL the row is locked as for the update of the failure streak that may follow (a share
+  // lock would deadlock two failures upgrading it), so enabling the endpoint waits for this
+  // transaction and then releases a `held` written here.
+  let endpointQuery = trx
+    .selectFrom('webhook_endpoints')
+    .select(['status'])
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.endpointId);
+  if (isPostgres(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
+  const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
+  // The endpoint was paused while the attempt was in flight: the delivery stays held (it is sent
+  // again on enable; receivers deduplicate on the id) and the streak is left alone.
+  let current = trx
+    .selectFrom('webhook_deliveries')
+    .select(['status'])
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.id)
+    .where('lease_owner', '=', delivery.leaseToken);
+  if (isPostgres(trx)) current = current.forUpdate();
+  const row = await current.executeTakeFirst();
+  if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
+  let status: DeliveryStatus;
+  let nextAttemptAt: number | null = null;
+  if (row.status === 'held') status = 'held';
+  else if (outcome.ok) status = 'succeeded';
+  else if (number >= maxAttempts) status = 'failed';
+  else if (endpoint?.status === 'paused' && delivery.countsTowardPause) status = 'held';
+  else {
+    status = 'retrying';
+    const delays = options.retryScheduleMs;
+    nextAttemptAt = now + (delays[Math.min(number - 1, delays.length - 1)] ?? 0);
+  }
+  const finished = status === 'succeeded' || status === 'failed';
+  const updated = await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status,
+      attempt_count: number,
+      next_attempt_at: nextAttemptAt,
+      lease_owner: null,
+      lease_until: null,
+      request_headers: JSON.stringify(outcome.requestHeaders),
+      finished_at: finished ? now : null,
+    })
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.id)
+    .where('lease_owner', '=', delivery.leaseToken)
+    .where('status', '=', row.status)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };
 
-    await trx
-      .insertInto('webhook_attempts')
-      .values({
-        tenant_id: delivery.tenantId,
-        delivery_id: delivery.id,
-        number,
-        started_at: outcome.startedAt,
-        duration_ms: Math.max(0, Math.round(outcome.durationMs)),
-        status_code: outcome.statusCode,
-        error: outcome.error,
-        response_excerpt: outcome.responseExcerpt,
-      })
-      .execute();
+  await trx
+    .insertInto('webhook_attempts')
+    .values({
+      tenant_id: delivery.tenantId,
+      delivery_id: delivery.id,
+      number,
+      started_at: outcome.startedAt,
+      duration_ms: Math.max(0, Math.round(outcome.durationMs)),
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      response_excerpt: outcome.responseExcerpt,
+    })
+    .execute();
 
-    let endpointPaused = false;
-    if (finished && delivery.countsTowardPause) {
-      endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
-    }
-    return { recorded: true, status, endpointPaused };
-  });
+  let endpointPaused = false;
+  if (finished && delivery.countsTowardPause) {
+    endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
+  }
+  return { recorded: true, status, endpointPaused };
 }
 
 async function updateFailureStreak(
@@ -328,14 +382,14 @@ export async function pruneDeliveryLog(db: Db, tenantId: number, endpointId: num
     .deleteFrom('webhook_deliveries')
     .where('tenant_id', '=', tenantId)
     .where('endpoint_id', '=', endpointId)
-    .where('status', 'in', ['succeeded', 'failed'])
+    .where(FINISHED)
     .where('id', 'in', (eb) =>
       eb
         .selectFrom('webhook_deliveries')
         .select('id')
         .where('tenant_id', '=', tenantId)
         .where('endpoint_id', '=', endpointId)
-        .where('status', 'in', ['succeeded', 'failed'])
+        .where(FINISHED)
         .orderBy('finished_at', 'desc')
         .orderBy('id', 'desc')
         .limit(1_000_000)
@@ -350,13 +404,13 @@ export async function nextDueAt(db: Kysely<Database>, now: number): Promise<numb
   const free = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.min('next_attempt_at').as('at'))
-    .where('status', 'in', ['pending', 'retrying'])
+    .where(QUEUED)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
     .executeTakeFirst();
   const leased = await db
     .selectFrom('webhook_deliveries')
     .select((eb) => eb.fn.min('lease_until').as('at'))
-    .where('status', 'in', ['pending', 'retrying'])
+    .where(QUEUED)
     .where('lease_until', '>=', now)
     .executeTakeFirst();
   const times = [free?.at, leased?.at].filter((v) => v !== null && v !== undefined).map(Number);

@@ -4,7 +4,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { readFileSync } from 'node:fs';
 import { isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
 import { type AllowList, isLocalhostName, refusedAddressReason, urlShapeProblem } from './address-guard.js';
 
@@ -63,11 +63,15 @@ export interface Sender {
 
 export function createSender(options: SenderOptions): Sender {
   const { allowList, timeoutMs } = options;
-  const ca = options.caFile ? [...rootCertificates, readCaFile(options.caFile)] : undefined;
+  // One TLS context for every connection: given as `ca`, the certificates would be parsed anew for
+  // each connection (the public roots included), which costs more than the handshake.
+  const secureContext = options.caFile
+    ? createSecureContext({ ca: [...rootCertificates, readCaFile(options.caFile)] })
+    : undefined;
   const baseConnect = buildConnector({
     timeout: timeoutMs,
     lookup: guardedLookup(allowList),
-    ...(ca ? { ca } : {}),
+    ...(secureContext ? { secureContext } : {}),
   } as buildConnector.BuildOptions);
 
   // Hosts written as IP addresses never reach lookup; every connection's peer is checked again.

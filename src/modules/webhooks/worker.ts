@@ -11,13 +11,15 @@ import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
 import { AllowList } from './address-guard.js';
 import {
+  type AttemptOutcome,
   type ClaimedDelivery,
   claimDueDeliveries,
   localWakeUp,
   NOTIFY_CHANNEL,
   nextDueAt,
   pruneDeliveryLog,
-  recordAttempt,
+  type RecordedAttempt,
+  recordAttempts,
 } from './delivery-queue.js';
 import { baseRequestHeaders } from './events.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
@@ -34,6 +36,17 @@ export const PER_ENDPOINT_CONCURRENCY = 8;
 export const LEASE_MARGIN_MS = 30_000;
 /** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
 const RESERVED_CONNECTIONS = 2;
+/**
+ * While deliveries are in flight, a finished one wakes the claiming loop only once this many slots
+ * are free: one claim transaction then leases a batch instead of one delivery at a time. New events
+ * wake it at once, whatever the free slots.
+ */
+const CLAIM_BATCH = 8;
+/**
+ * An endpoint's log is pruned (to its newest LOG_SIZE finished deliveries) after this many of its
+ * deliveries finished here, and whenever the worker runs out of due work: one prune per batch.
+ */
+const PRUNE_EVERY = 25;
 /** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
 const IDLE_CHECK_MS = 5_000;
 
@@ -55,6 +68,13 @@ export interface DeliveryWorkerOptions {
   idleCheckMs?: number;
 }
 
+interface PendingRecord {
+  delivery: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  resolve(recorded: RecordedAttempt): void;
+  reject(err: unknown): void;
+}
+
 export class DeliveryWorker implements BackgroundService {
   readonly name = 'webhook delivery worker';
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -64,6 +84,11 @@ export class DeliveryWorker implements BackgroundService {
   private readonly idleCheckMs: number;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly inFlightByEndpoint = new Map<number, number>();
+  /** Finished deliveries per endpoint since its log was last pruned: "tenantId:endpointId" → n. */
+  private readonly unpruned = new Map<string, number>();
+  /** Attempts waiting to be recorded by the next batch, and whether a batch is being written. */
+  private toRecord: PendingRecord[] = [];
+  private recording = false;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -103,6 +128,7 @@ export class DeliveryWorker implements BackgroundService {
   async drain(): Promise<number> {
     let total = 0;
     for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
+    await this.pruneLogs(0);
     return total;
   }
 
@@ -180,6 +206,7 @@ export class DeliveryWorker implements BackgroundService {
         this.woken = false;
         const claimed = await this.claim();
         if (claimed.length > 0) continue;
+        if (this.inFlight.size === 0) await this.pruneLogs(0);
         if (this.inFlight.size < this.globalLimit) {
           const now = this.deps.clock.now();
           const due = await nextDueAt(this.deps.database.db, now);
@@ -224,11 +251,66 @@ export class DeliveryWorker implements BackgroundService {
         const n = (this.inFlightByEndpoint.get(delivery.endpointId) ?? 1) - 1;
         if (n > 0) this.inFlightByEndpoint.set(delivery.endpointId, n);
         else this.inFlightByEndpoint.delete(delivery.endpointId);
-        this.wake();
+        if (
+          this.inFlight.size === 0 ||
+          this.globalLimit - this.inFlight.size >= Math.min(CLAIM_BATCH, this.globalLimit)
+        ) {
+          this.wake();
+        }
       });
       this.inFlight.set(delivery.id, work);
     }
     return claimed;
+  }
+
+  /**
+   * Records an attempt together with the others that finish meanwhile: the attempts that end in
+   * one turn, or while a batch is being written, share the next batch's transaction.
+   */
+  private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
+    return new Promise((resolve, reject) => {
+      this.toRecord.push({ delivery, outcome, resolve, reject });
+      if (!this.recording && this.toRecord.length === 1) setImmediate(() => void this.writeRecords());
+    });
+  }
+
+  private async writeRecords(): Promise<void> {
+    if (this.recording) return;
+    this.recording = true;
+    try {
+      while (this.toRecord.length > 0) {
+        const batch = this.toRecord;
+        this.toRecord = [];
+        const results = await recordAttempts(this.deps.database.db, batch, {
+          now: this.deps.clock.now(),
+          retryScheduleMs: this.deps.config.webhookRetryScheduleMs,
+        });
+        results.forEach((result, i) => {
+          if (result.status === 'fulfilled') batch[i]!.resolve(result.value);
+          else batch[i]!.reject(result.reason);
+        });
+      }
+    } finally {
+      this.recording = false;
+    }
+  }
+
+  /** Prunes the log of every endpoint with at least `atLeast` (and one) finished since its last prune. */
+  private async pruneLogs(atLeast: number): Promise<void> {
+    for (const [key, n] of this.unpruned) {
+      if (n < Math.max(1, atLeast)) continue;
+      this.unpruned.delete(key);
+      const [tenantId, endpointId] = key.split(':').map(Number) as [number, number];
+      try {
+        await pruneDeliveryLog(this.deps.database.db, tenantId, endpointId);
+      } catch (err) {
+        this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + n);
+        this.deps.logger?.warn(
+          { err: (err as Error).message },
+          'webhook log pruning failed; it is retried next time',
+        );
+      }
+    }
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -252,12 +334,7 @@ export class DeliveryWorker implements BackgroundService {
           durationMs: 0,
         };
       }
-      const recorded = await recordAttempt(
-        database.db,
-        delivery,
-        { ...result, startedAt, requestHeaders: headers },
-        { now: clock.now(), retryScheduleMs: config.webhookRetryScheduleMs },
-      );
+      const recorded = await this.record(delivery, { ...result, startedAt, requestHeaders: headers });
       if (!recorded.recorded) {
         logger?.warn(
           { delivery: delivery.publicId },
@@ -272,12 +349,9 @@ export class DeliveryWorker implements BackgroundService {
         );
       }
       if (recorded.status === 'succeeded' || recorded.status === 'failed') {
-        await pruneDeliveryLog(database.db, delivery.tenantId, delivery.endpointId).catch((err) =>
-          logger?.warn(
-            { err: (err as Error).message },
-            'webhook log pruning failed; it is retried next time',
-          ),
-        );
+        const key = `${delivery.tenantId}:${delivery.endpointId}`;
+        this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + 1);
+        await this.pruneLogs(PRUNE_EVERY);
       }
     } catch (err) {
       // The lease runs out and another claim retries the delivery: nothing is lost.
