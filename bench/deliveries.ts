@@ -1,0 +1,209 @@
+// Webhook deliveries against their ceiling: raw undici POSTs of the same signed message to the same
+// local HTTPS receiver with the worker's concurrency. Measured: a backlog of events, made through the
+// IoT API, drained by `furrow serve`; the same with one dead receiver among the ten; and the time
+// from an event to its receipt at 200 events/s.
+
+import { request } from 'undici';
+import { GLOBAL_CONCURRENCY } from '../src/modules/webhooks/worker.js';
+import type { DialectName } from '../src/platform/db/types.js';
+import type { Figure, Settings } from './figures.js';
+import { deploy, login } from './lib/furrow.js';
+import { percentile, rawPosts, startReceiver } from './lib/receiver.js';
+import { cpuMeter, cpuSeconds, ownCpuSeconds, peakRssMb, postgresCpuSeconds } from './lib/system.js';
+import {
+  addAlertingDevice,
+  addEndpoints,
+  crossings,
+  measureWindow,
+  raiseAlerts,
+  receiverEnv,
+} from './lib/webhooks.js';
+
+const HEALTHY_RECEIVERS = 10;
+const LATENCY_RATE = 200;
+
+export async function benchDeliveries(dialect: DialectName, settings: Settings): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const peaks: number[] = [];
+  const receiver = await startReceiver(HEALTHY_RECEIVERS);
+  try {
+    if (settings.wanted('delivery throughput') || settings.wanted('dead receiver')) {
+      figures.push(...(await throughput(dialect, settings, receiver, peaks)));
+    }
+    if (settings.wanted('event-to-receipt latency')) {
+      figures.push(...(await latency(dialect, settings, receiver, peaks)));
+    }
+  } finally {
+    receiver.close();
+  }
+  if (peaks.length > 0) {
+    figures.push({
+      section: 'memory',
+      dialect,
+      name: 'peak RSS of furrow serve (delivery runs)',
+      value: Math.max(...peaks),
+      unit: 'MB',
+      target: { atMost: 200 },
+    });
+  }
+  return figures;
+}
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+
+async function throughput(
+  dialect: DialectName,
+  settings: Settings,
+  receiver: Receiver,
+  peaks: number[],
+): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  const deployment = await deploy(dialect, receiverEnv(receiver));
+  try {
+    // Endpoints and a sensor, and one real message to learn its bytes.
+    let serve = await deployment.all();
+    const api = await login(serve.url);
+    await addEndpoints(api, receiver.ports);
+    await addAlertingDevice(api);
+    await receiver.reset();
+    await raiseAlerts(api, 1);
+    await receiver.waitFor(HEALTHY_RECEIVERS, 30_000);
+    const message = await receiver.sample();
+    await serve.stop();
+
+    // The ceiling, with nothing of Furrow running.
+    const receiverCpu = () => cpuSeconds(receiver.pid);
+    await rawPosts(receiver, message, { concurrency: GLOBAL_CONCURRENCY, durationS: settings.warmupS });
+    const ceilingCpu = cpuMeter({ 'load generator': ownCpuSeconds, receiver: receiverCpu });
+    const ceiling = await rawPosts(receiver, message, {
+      concurrency: GLOBAL_CONCURRENCY,
+      durationS: settings.durationS,
+    });
+    const ceilingUse = ceilingCpu();
+
+    const drain = async (name: string, backlog: number) => {
+      // The backlog is made by an API-only process, then one `furrow serve` sends it.
+      const apiOnly = await deployment.api();
+      await raiseAlerts(await login(apiOnly.url), settings.backlogEvents);
+      await apiOnly.stop();
+      await receiver.reset();
+      serve = await deployment.all();
+      const pid = serve.child.pid!;
+      const meter = cpuMeter({
+        furrow: () => cpuSeconds(pid),
+        receiver: receiverCpu,
+        ...(dialect === 'postgres' ? { postgres: postgresCpuSeconds } : {}),
+      });
+      const { rate } = await measureWindow(receiver, { ...settings, backlog });
+      const cpu = meter();
+      peaks.push(peakRssMb(pid));
+      await serve.stop();
+      process.stderr.write(`bench: ${dialect} ${name}: ${Math.round(rate)} messages/s\n`);
+      return { rate, cpu };
+    };
+
+    const healthy = await drain('delivery throughput', settings.backlogEvents * HEALTHY_RECEIVERS);
+    figures.push({
+      section: 'deliveries',
+      dialect,
+      name: `delivery throughput, ${HEALTHY_RECEIVERS} receivers`,
+      value: healthy.rate,
+      unit: 'messages/s',
+      baseline: { name: `raw undici POSTs, ${GLOBAL_CONCURRENCY} in flight`, value: ceiling },
+      ratio: healthy.rate / ceiling,
+      ...(dialect === 'sqlite' ? { target: { ratio: 0.5 } } : {}),
+      cpu: healthy.cpu,
+      baselineCpu: ceilingUse,
+    });
+
+    if (settings.wanted('dead receiver')) {
+      const apiOnly = await deployment.api();
+      await addEndpoints(await login(apiOnly.url), [receiver.deadPort]);
+      await apiOnly.stop();
+      const withDead = await drain('dead receiver', settings.backlogEvents * HEALTHY_RECEIVERS);
+      figures.push({
+        section: 'deliveries',
+        dialect,
+        name: `delivery throughput to the ${HEALTHY_RECEIVERS} healthy receivers with one dead (never answers) beside them`,
+        value: withDead.rate,
+        unit: 'messages/s',
+        baseline: { name: 'without the dead one', value: healthy.rate },
+        ratio: withDead.rate / healthy.rate,
+        target: { ratio: 0.9 },
+        cpu: withDead.cpu,
+      });
+    }
+  } finally {
+    await deployment.close();
+  }
+  return figures;
+}
+
+async function latency(
+  dialect: DialectName,
+  settings: Settings,
+  receiver: Receiver,
+  peaks: number[],
+): Promise<Figure[]> {
+  const deployment = await deploy(dialect, receiverEnv(receiver));
+  try {
+    const serve = await deployment.all();
+    const api = await login(serve.url);
+    await addEndpoints(api, receiver.ports.slice(0, 1));
+    await addAlertingDevice(api);
+    // Warm-up: the first events, not counted.
+    await receiver.reset();
+    const count = Math.round(LATENCY_RATE * settings.latencyS);
+    const pace = async (events: number) => {
+      const body = crossings(1);
+      const headers = { 'content-type': 'application/json', authorization: `Bearer ${api.token}` };
+      const started = performance.now();
+      const sent: Promise<void>[] = [];
+      for (let i = 0; i < events; i++) {
+        const due = started + (i * 1000) / LATENCY_RATE;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        sent.push(
+          request(`${serve.url}/api/iot/readings`, { method: 'POST', headers, body }).then(async (res) => {
+            await res.body.dump();
+            if (res.statusCode !== 200) throw new Error(`readings answered ${res.statusCode}`);
+          }),
+        );
+      }
+      await Promise.all(sent);
+    };
+    await pace(Math.round(LATENCY_RATE * settings.warmupS));
+    await receiver.waitFor(Math.round(LATENCY_RATE * settings.warmupS), 30_000);
+    await receiver.reset();
+    const pid = serve.child.pid!;
+    const meter = cpuMeter({
+      furrow: () => cpuSeconds(pid),
+      'load generator': ownCpuSeconds,
+      ...(dialect === 'postgres' ? { postgres: postgresCpuSeconds } : {}),
+    });
+    await pace(count);
+    const stats = await receiver.waitFor(count, 60_000);
+    const cpu = meter();
+    peaks.push(peakRssMb(pid));
+    const p50 = percentile(stats.latencies, 50);
+    const p95 = percentile(stats.latencies, 95);
+    const p99 = percentile(stats.latencies, 99);
+    return [
+      {
+        section: 'deliveries',
+        dialect,
+        name: `event-to-receipt latency at ${LATENCY_RATE} events/s (p95; ${count} events)`,
+        value: p95,
+        unit: 'ms',
+        p99Ms: p99,
+        baseline: { name: 'best published anchor, p95', value: 127 },
+        ratio: p95 / 127,
+        ...(dialect === 'sqlite' ? { target: { atMost: 25 } } : {}),
+        cpu,
+        note: `p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+      },
+    ];
+  } finally {
+    await deployment.close();
+  }
+}

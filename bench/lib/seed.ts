@@ -1,0 +1,86 @@
+// Rows for the growth figures, written straight into the tables in large batches (the triggers of
+// the database keep counts, spans and search indexes as they would for rows made through the API).
+// Deterministic, so every scale holds the same shapes:
+// - crop i is named "Rau cải <i % 97> lô <i / 20, six digits>": each "lô" matches exactly 20 crops,
+//   whatever the number of rows, and its upper-case spelling tests case folding beyond ASCII;
+// - task i starts TASKS_START + i × 7.2 min (200 a day, moving forward in time) and lasts 0 to 3 h:
+//   a one-day range holds about 200 tasks at every scale, only the history behind it grows.
+import { type Kysely, sql } from 'kysely';
+import { isPostgresDb as isPostgres } from '../../src/platform/db/database.js';
+import type { Database } from '../../src/platform/db/types.js';
+
+export const TASKS_PER_DAY = 200;
+export const TASKS_START = Date.UTC(2020, 0, 1);
+const TASK_STEP_MS = 86_400_000 / TASKS_PER_DAY;
+const BATCH = 50_000;
+
+/** The crop search that matches exactly 20 rows of a tenant at every scale. */
+export const SEARCH_TERM = 'LÔ 000123';
+
+/** The day in the middle of the first `count` tasks, as YYYY-MM-DD. */
+export function middleDay(count: number): string {
+  const ms = TASKS_START + Math.floor(count / 2) * TASK_STEP_MS;
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** Crops from index `from` (inclusive) to `to` (exclusive) for the tenant. */
+export async function seedCrops(
+  db: Kysely<Database>,
+  tenantId: number,
+  from: number,
+  to: number,
+): Promise<void> {
+  for (let start = from; start < to; start += BATCH) {
+    const end = Math.min(to, start + BATCH);
+    if (isPostgres(db)) {
+      await sql`
+        insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
+        select ${tenantId}, 'Rau cải ' || (i % 97) || ' lô ' || lpad((i / 20)::text, 6, '0'),
+               'C' || lpad(i::text, 7, '0'), 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
+        from generate_series(${start}::int, ${end - 1}::int) as i`.execute(db);
+    } else {
+      await sql`
+        with recursive s(i) as (select ${start} union all select i + 1 from s where i < ${end - 1})
+        insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
+        select ${tenantId}, 'Rau cải ' || (i % 97) || ' lô ' || printf('%06d', i / 20),
+               'C' || printf('%07d', i), 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
+        from s`.execute(db);
+    }
+  }
+}
+
+/** Diary tasks from index `from` (inclusive) to `to` (exclusive) for the tenant. */
+export async function seedTasks(
+  db: Kysely<Database>,
+  tenantId: number,
+  userId: number,
+  from: number,
+  to: number,
+): Promise<void> {
+  for (let start = from; start < to; start += BATCH) {
+    const end = Math.min(to, start + BATCH);
+    // A quarter of the tasks have no end; the others last 1 to 3 hours.
+    const startAt = sql`${TASKS_START} + i * ${TASK_STEP_MS}`;
+    const endAt = sql`case when i % 4 = 0 then null else ${TASKS_START} + i * ${TASK_STEP_MS} + (i % 4) * 3600000 end`;
+    if (isPostgres(db)) {
+      await sql`
+        insert into diary_tasks (tenant_id, name, start_at, end_at, user_id, created_at, updated_at)
+        select ${tenantId}, 'Công việc ' || i, ${startAt}, ${endAt}, ${userId}, 1, 1
+        from generate_series(${start}::int, ${end - 1}::int) as i`.execute(db);
+    } else {
+      await sql`
+        with recursive s(i) as (select ${start} union all select i + 1 from s where i < ${end - 1})
+        insert into diary_tasks (tenant_id, name, start_at, end_at, user_id, created_at, updated_at)
+        select ${tenantId}, 'Công việc ' || i, ${startAt}, ${endAt}, ${userId}, 1, 1
+        from s`.execute(db);
+    }
+  }
+}
+
+/**
+ * PostgreSQL: planner statistics after a bulk load, as autovacuum gathers them soon after one. SQLite
+ * gets nothing the service does not do itself.
+ */
+export async function analyzeLikeAutovacuum(db: Kysely<Database>): Promise<void> {
+  if (isPostgres(db)) await sql`analyze`.execute(db);
+}
