@@ -127,10 +127,20 @@ export async function listLive<T extends RecordTable>(
       (q, filter) => q.where(filter),
       (selectScoped(scope, table) as any).where(`${table}.deleted_at`, 'is', null),
     );
+  // The page's ids first, then their rows: only ids (not whole rows) go through the sort and the
+  // offset, which matters when a filter matches many rows in an order other than the ids'.
   return pageOf(
     page,
     (limit, offset) =>
-      matching().selectAll().orderBy(`${table}.id`, 'desc').limit(limit).offset(offset).execute(),
+      (selectScoped(scope, table) as any)
+        .selectAll()
+        .where(
+          `${table}.id`,
+          'in',
+          matching().select(`${table}.id`).orderBy(`${table}.id`, 'desc').limit(limit).offset(offset),
+        )
+        .orderBy(`${table}.id`, 'desc')
+        .execute(),
     () => countUpTo(scope.db, matching().select(sql.lit(1).as('one'))),
   );
 }
@@ -165,11 +175,35 @@ export async function findByIds<T extends RecordTable>(
 ): Promise<Map<number, Selectable<Database[T]>>> {
   const unique = [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
   if (unique.length === 0) return new Map();
-  const rows: any[] = await (selectScoped(scope, table) as any)
-    .selectAll()
-    .where('id', 'in', unique)
-    .execute();
+  const onPostgres = scope.db.getExecutor().adapter instanceof PostgresAdapter;
+  const rows: any[] = await byIdsQuery(table).all(scope.db, {
+    tenantId: scope.tenantId,
+    ids: onPostgres ? unique : JSON.stringify(unique),
+  });
   return new Map(rows.map((row) => [row.id as number, row]));
+}
+
+const byIdsQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; ids: unknown }, unknown>>();
+
+/**
+ * Rows of a table by a list of ids, as one prepared statement whatever the list's length: the ids
+ * are one parameter (a JSON array on SQLite, read with json_each; an array on PostgreSQL).
+ */
+function byIdsQuery(table: RecordTable) {
+  let query = byIdsQueries.get(table);
+  if (query === undefined) {
+    query = preparedQuery((db, p: { tenantId: number; ids: unknown }) => {
+      const ids =
+        db.getExecutor().adapter instanceof PostgresAdapter
+          ? sql`(select unnest(${p.ids}::bigint[]))`
+          : sql`(select value from json_each(${p.ids}))`;
+      return (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+        .selectAll()
+        .where(sql<SqlBool>`${sql.ref(`${table}.id`)} in ${ids}`);
+    });
+    byIdsQueries.set(table, query);
+  }
+  return query;
 }
 
 export async function insertRecord<T extends RecordTable>(

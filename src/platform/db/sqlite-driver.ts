@@ -27,9 +27,26 @@ import { TableChanges } from './table-changes.js';
  */
 export const STATEMENT_CACHE_SIZE = 500;
 
+/** Builds a row object from a raw row (an array of column values), for one statement's columns. */
+type RowMaker = (values: unknown[]) => Record<string, unknown>;
+
+/**
+ * A row maker for these column names, or undefined where better-sqlite3's own objects must do.
+ * Rows are read as arrays and turned into objects by a function made for the statement's columns:
+ * about twice as fast as better-sqlite3 building each object property by property, since every row
+ * of a statement then shares one object shape. A duplicated name keeps the last value, as there.
+ */
+function rowMaker(columns: readonly string[]): RowMaker | undefined {
+  if (columns.some((name) => name === '__proto__')) return undefined;
+  const fields = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
+  return new Function('values', `return { ${fields.join(', ')} };`) as RowMaker;
+}
+
 /** The one SQLite connection of a process, with its statement cache. */
 export class SqliteConnection implements DatabaseConnection {
   private readonly statements = new Map<string, SQLite.Statement>();
+  /** Row makers of reading statements (undefined: the statement answers objects itself). */
+  private readonly makers = new WeakMap<SQLite.Statement, RowMaker | undefined>();
   /** Updates and deletes of this process, for the caches that must know (table-changes.ts). */
   readonly changes: TableChanges;
   /** A turn snapshot is open: a read transaction of direct reads, ended at the end of the turn. */
@@ -82,14 +99,37 @@ export class SqliteConnection implements DatabaseConnection {
   /** Rows of a read outside any transaction, synchronously, in the turn snapshot. */
   readRows<R>(sqlText: string, parameters: readonly unknown[]): R[] {
     this.openSnapshot();
-    return this.statement(sqlText).all(parameters) as R[];
+    return this.rowsOf<R>(this.statement(sqlText), parameters);
+  }
+
+  /** Every row of a reading statement, as objects. */
+  private rowsOf<R>(statement: SQLite.Statement, parameters: readonly unknown[]): R[] {
+    const make = this.makerOf(statement);
+    if (make === undefined) return statement.all(parameters) as R[];
+    const rows = statement.all(parameters) as unknown[][];
+    const out = new Array<R>(rows.length);
+    for (let i = 0; i < rows.length; i++) out[i] = make(rows[i]!) as R;
+    return out;
+  }
+
+  private makerOf(statement: SQLite.Statement): RowMaker | undefined {
+    if (this.makers.has(statement)) return this.makers.get(statement);
+    const make = rowMaker(statement.columns().map((c) => c.name));
+    if (make !== undefined) statement.raw(true);
+    this.makers.set(statement, make);
+    return make;
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    this.closeSnapshot();
+    // A select outside a transaction reads in the turn snapshot, like a direct read; anything else
+    // ends the snapshot first.
+    if (SelectQueryNode.is(compiledQuery.query) && this.readable) this.openSnapshot();
+    else this.closeSnapshot();
     const statement = this.statement(compiledQuery.sql);
     if (statement.reader) {
-      return Promise.resolve({ rows: statement.all(compiledQuery.parameters) as R[] });
+      // An update or delete with RETURNING reads rows too.
+      if (!SelectQueryNode.is(compiledQuery.query)) this.changes.noteWrite(compiledQuery.sql);
+      return Promise.resolve({ rows: this.rowsOf<R>(statement, compiledQuery.parameters) });
     }
     this.changes.noteWrite(compiledQuery.sql);
     const { changes, lastInsertRowid } = statement.run(compiledQuery.parameters);
@@ -107,8 +147,10 @@ export class SqliteConnection implements DatabaseConnection {
     this.closeSnapshot();
     this.streaming += 1;
     try {
-      for (const row of this.statement(compiledQuery.sql).iterate(compiledQuery.parameters)) {
-        yield { rows: [row as R] };
+      const statement = this.statement(compiledQuery.sql);
+      const make = this.makerOf(statement);
+      for (const row of statement.iterate(compiledQuery.parameters)) {
+        yield { rows: [(make ? make(row as unknown[]) : row) as R] };
       }
     } finally {
       this.streaming -= 1;
