@@ -5,7 +5,14 @@ import type { DialectName } from '../src/platform/db/types.js';
 import type { Figure, Settings } from './figures.js';
 import { deploy, login, tenantIds } from './lib/furrow.js';
 import { load } from './lib/load.js';
-import { analyzeLikeAutovacuum, middleDay, SEARCH_TERM, seedCrops, seedTasks } from './lib/seed.js';
+import {
+  analyzeLikeAutovacuum,
+  middleDay,
+  SEARCH_TERM,
+  SELECTIVE_TERM,
+  seedCrops,
+  seedTasks,
+} from './lib/seed.js';
 import { cpuSeconds, ownCpuSeconds, postgresCpuSeconds } from './lib/system.js';
 
 const CONNECTIONS = 10;
@@ -27,6 +34,11 @@ const READS: Read[] = [
   {
     name: `crop search[name]=${SEARCH_TERM} (20 matches)`,
     path: () => `/api/crop/crop?search[name]=${encodeURIComponent(SEARCH_TERM)}&pageLimit=20`,
+    targeted: true,
+  },
+  {
+    name: `crop search[name]=${SELECTIVE_TERM} (rare trigrams)`,
+    path: () => `/api/crop/crop?search[name]=${encodeURIComponent(SELECTIVE_TERM)}&pageLimit=20`,
     targeted: true,
   },
   {
