@@ -54,50 +54,71 @@ function settingsFor(section: Section): Settings | undefined {
   };
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<number> {
   ensureCompiled();
   const started = performance.now();
   const figures: Figure[] = [];
-  const step = async (section: Section, run: (settings: Settings) => Promise<Figure[]>) => {
+  const failures: { section: Section; dialect?: DialectName; error: string }[] = [];
+  const save = () => {
+    const result = {
+      date: new Date().toISOString(),
+      mode: quick ? 'quick' : 'full',
+      node: process.version,
+      cpus: cpus().length,
+      seconds: Math.round((performance.now() - started) / 1000),
+      figures: figures.map((f) => ({ ...f, met: met(f) })),
+      failures,
+    };
+    const dir = join(import.meta.dirname, 'results');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+    return result;
+  };
+  // A section that fails is reported and the others still run; the results so far are saved
+  // after each section.
+  const step = async (
+    section: Section,
+    dialect: DialectName | undefined,
+    run: (settings: Settings) => Promise<Figure[]>,
+  ) => {
     const settings = settingsFor(section);
     if (!settings) return;
     const t = performance.now();
-    const produced = await run(settings);
-    figures.push(...produced);
-    if (produced.length > 0) {
-      process.stderr.write(`bench: ${section} done in ${Math.round((performance.now() - t) / 1000)} s\n`);
+    try {
+      const produced = await run(settings);
+      figures.push(...produced);
+      if (produced.length > 0) {
+        process.stderr.write(
+          `bench: ${section}${dialect ? ` (${dialect})` : ''} done in ${Math.round((performance.now() - t) / 1000)} s\n`,
+        );
+      }
+    } catch (err) {
+      const error = (err as Error).stack ?? String(err);
+      failures.push({ section, ...(dialect ? { dialect } : {}), error });
+      process.stderr.write(`bench: ${section}${dialect ? ` (${dialect})` : ''} failed: ${error}\n`);
     }
+    save();
   };
   for (const dialect of dialects) {
     // Ingestion and the API process's memory are measured with the API figures.
-    await step('api', (s) => benchApi(dialect, s));
-    await step('growth', (s) => benchGrowth(dialect, s));
-    await step('deliveries', (s) => benchDeliveries(dialect, s));
+    await step('api', dialect, (s) => benchApi(dialect, s));
+    await step('growth', dialect, (s) => benchGrowth(dialect, s));
+    await step('deliveries', dialect, (s) => benchDeliveries(dialect, s));
   }
-  if (dialects.includes('postgres')) await step('scale-out', (s) => benchScaleOut(s));
+  if (dialects.includes('postgres')) await step('scale-out', 'postgres', (s) => benchScaleOut(s));
 
-  const seconds = Math.round((performance.now() - started) / 1000);
-  const result = {
-    date: new Date().toISOString(),
-    mode: quick ? 'quick' : 'full',
-    node: process.version,
-    cpus: cpus().length,
-    seconds,
-    figures: figures.map((f) => ({ ...f, met: met(f) })),
-  };
-  const dir = join(import.meta.dirname, 'results');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
+  const result = save();
   const missed = figures.filter((f) => met(f) === false).length;
   process.stdout.write(
-    `${markdown(figures)}\n\n${result.mode} run, Node ${process.version}, ${result.cpus} cores, ${seconds} s; ` +
-      `${figures.filter((f) => met(f) !== undefined).length - missed} targets met, ${missed} not met. ` +
-      'Written to bench/results/latest.json.\n',
+    `${markdown(figures)}\n\n${result.mode} run, Node ${process.version}, ${result.cpus} cores, ${result.seconds} s; ` +
+      `${figures.filter((f) => met(f) !== undefined).length - missed} targets met, ${missed} not met` +
+      `${failures.length > 0 ? `, ${failures.length} section(s) failed (above)` : ''}. Written to bench/results/latest.json.\n`,
   );
+  return failures.length > 0 ? 1 : 0;
 }
 
 main().then(
-  () => process.exit(0),
+  (code) => process.exit(code),
   (err) => {
     process.stderr.write(`bench failed: ${(err as Error).stack ?? err}\n`);
     process.exit(1);

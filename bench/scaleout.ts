@@ -1,5 +1,5 @@
 // Scale-out on PostgreSQL: delivery throughput with 1, 2 and 4 `furrow serve --role worker`
-// processes on one database, against receivers that take 25 ms to answer (as real ones do, so that
+// processes on one database, against receivers that take 100 ms to answer (as real ones do, so that
 // neither the receiver nor the database is what limits), and API throughput with 2 API processes
 // against 1.
 import type { Figure, Settings } from './figures.js';
@@ -7,10 +7,17 @@ import { deploy, login } from './lib/furrow.js';
 import { load } from './lib/load.js';
 import { startReceiver } from './lib/receiver.js';
 import { cpuMeter, cpuSeconds, ownCpuSeconds, postgresCpuSeconds } from './lib/system.js';
-import { addAlertingDevice, addEndpoints, measureWindow, raiseAlerts, receiverEnv } from './lib/webhooks.js';
+import {
+  addAlertingDevice,
+  addEndpoints,
+  analyzeBacklog,
+  measureWindow,
+  raiseAlerts,
+  receiverEnv,
+} from './lib/webhooks.js';
 
 const RECEIVERS = 10;
-const RECEIVER_DELAY_MS = 25;
+const RECEIVER_DELAY_MS = 100;
 const WORKER_COUNTS = [1, 2, 4];
 
 export async function benchScaleOut(settings: Settings): Promise<Figure[]> {
@@ -36,6 +43,7 @@ async function workers(settings: Settings): Promise<Figure[]> {
     const alerts = settings.backlogEvents;
     await raiseAlerts(api, alerts);
     await apiOnly.stop();
+    await analyzeBacklog(deployment.databaseUrl);
     let one = 0;
     for (const count of WORKER_COUNTS) {
       await receiver.reset();

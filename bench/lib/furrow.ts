@@ -67,8 +67,9 @@ export async function deploy(dialect: DialectName, env: Record<string, string> =
       track(await startFurrow(['serve', '--role', 'api'], { env: { ...baseEnv, ...extra }, cwd: dir })),
     all: async (extra = {}) =>
       track(await startFurrow(['serve'], { env: { ...baseEnv, ...extra }, cwd: dir })),
+    // The worker tells of its start in an info line.
     worker: async (extra = {}) =>
-      track(await startFurrowWorker([], { env: { ...baseEnv, ...extra }, cwd: dir })),
+      track(await startFurrowWorker([], { env: { ...baseEnv, LOG_LEVEL: 'info', ...extra }, cwd: dir })),
     async cli(args) {
       const result = await runFurrow(args, { env: baseEnv, cwd: dir });
       if (result.code !== 0) throw new Error(`furrow ${args.join(' ')}: ${result.stderr}`);

@@ -64,9 +64,11 @@ export async function seedTasks(
 ): Promise<void> {
   for (let start = from; start < to; start += BATCH) {
     const end = Math.min(to, start + BATCH);
-    // A quarter of the tasks have no end; the others last 1 to 3 hours.
-    const startAt = sql`${TASKS_START} + i * ${TASK_STEP_MS}`;
-    const endAt = sql`case when i % 4 = 0 then null else ${TASKS_START} + i * ${TASK_STEP_MS} + (i % 4) * 3600000 end`;
+    // A quarter of the tasks have no end; the others last 1 to 3 hours. Epoch milliseconds need
+    // 64-bit arithmetic on PostgreSQL.
+    const i = isPostgres(db) ? sql`i::bigint` : sql`i`;
+    const startAt = sql`${sql.lit(TASKS_START)} + ${i} * ${sql.lit(TASK_STEP_MS)}`;
+    const endAt = sql`case when i % 4 = 0 then null else ${startAt} + (${i} % 4) * 3600000 end`;
     if (isPostgres(db)) {
       await sql`
         insert into diary_tasks (tenant_id, name, start_at, end_at, user_id, created_at, updated_at)

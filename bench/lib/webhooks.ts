@@ -4,6 +4,7 @@
 import type { Api } from './furrow.js';
 import { ok } from './furrow.js';
 import type { BenchReceiver, ReceiverStats } from './receiver.js';
+import { analyzeLikeAutovacuum } from './seed.js';
 
 export const DEVICE = 'bench-probe';
 
@@ -90,4 +91,19 @@ export async function measureWindow(
     );
   }
   return { rate: rateBetween(stats, from, to), stats };
+}
+
+/**
+ * PostgreSQL: planner statistics after a backlog was made in one burst, as autovacuum gathers them
+ * within its naptime (a minute). Until then the planner takes the few queued rows it last saw for
+ * the truth and the worker's claim sorts the whole backlog each time (see bench/README.md).
+ */
+export async function analyzeBacklog(databaseUrl: string): Promise<void> {
+  const { openDatabase } = await import('../../src/platform/db/database.js');
+  const handle = openDatabase(databaseUrl, { maxConnections: 1 });
+  try {
+    await analyzeLikeAutovacuum(handle.db);
+  } finally {
+    await handle.close();
+  }
 }

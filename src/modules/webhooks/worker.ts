@@ -19,6 +19,7 @@ import {
   nextDueAt,
   pruneDeliveryLog,
   type RecordedAttempt,
+  recordAttempt,
   recordAttempts,
 } from './delivery-queue.js';
 import { baseRequestHeaders } from './events.js';
@@ -37,11 +38,11 @@ export const LEASE_MARGIN_MS = 30_000;
 /** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
 const RESERVED_CONNECTIONS = 2;
 /**
- * While deliveries are in flight, a finished one wakes the claiming loop only once this many slots
- * are free: one claim transaction then leases a batch instead of one delivery at a time. New events
- * wake it at once, whatever the free slots.
+ * While deliveries are in flight, a finished one wakes the claiming loop only once this share of
+ * the slots is free (8 of 32): one claim transaction then leases a batch instead of one delivery at
+ * a time, and the other slots keep sending meanwhile. New events wake it at once.
  */
-const CLAIM_BATCH = 8;
+const CLAIM_BATCH_SHARE = 4;
 /**
  * An endpoint's log is pruned (to its newest LOG_SIZE finished deliveries) after this many of its
  * deliveries finished here, and whenever the worker runs out of due work: one prune per batch.
@@ -251,12 +252,8 @@ export class DeliveryWorker implements BackgroundService {
         const n = (this.inFlightByEndpoint.get(delivery.endpointId) ?? 1) - 1;
         if (n > 0) this.inFlightByEndpoint.set(delivery.endpointId, n);
         else this.inFlightByEndpoint.delete(delivery.endpointId);
-        if (
-          this.inFlight.size === 0 ||
-          this.globalLimit - this.inFlight.size >= Math.min(CLAIM_BATCH, this.globalLimit)
-        ) {
-          this.wake();
-        }
+        const free = this.globalLimit - this.inFlight.size;
+        if (free >= Math.max(1, Math.floor(this.globalLimit / CLAIM_BATCH_SHARE))) this.wake();
       });
       this.inFlight.set(delivery.id, work);
     }
@@ -264,10 +261,16 @@ export class DeliveryWorker implements BackgroundService {
   }
 
   /**
-   * Records an attempt together with the others that finish meanwhile: the attempts that end in
-   * one turn, or while a batch is being written, share the next batch's transaction.
+   * Records an attempt. On SQLite it is recorded together with the others that finish meanwhile:
+   * the attempts that end in one turn, or while a batch is being written, share one transaction.
    */
   private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
+    const options = { now: this.deps.clock.now(), retryScheduleMs: this.deps.config.webhookRetryScheduleMs };
+    // PostgreSQL records attempts side by side on the pool's connections; batches would queue them
+    // behind one connection's round trips. SQLite has one connection: there a batch saves commits.
+    if (this.deps.database.dialect === 'postgres') {
+      return recordAttempt(this.deps.database.db, delivery, outcome, options);
+    }
     return new Promise((resolve, reject) => {
       this.toRecord.push({ delivery, outcome, resolve, reject });
       if (!this.recording && this.toRecord.length === 1) setImmediate(() => void this.writeRecords());
@@ -314,7 +317,7 @@ export class DeliveryWorker implements BackgroundService {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { clock, database, secretKey, config, logger } = this.deps;
+    const { clock, secretKey, logger } = this.deps;
     try {
       const startedAt = clock.now();
       let headers: Record<string, string> = baseRequestHeaders(delivery.publicId, delivery.eventType);
