@@ -37,7 +37,7 @@ const READS: Read[] = [
     targeted: true,
   },
   {
-    name: `crop search[name]=${SELECTIVE_TERM} (rare trigrams)`,
+    name: `crop search[name]=${SELECTIVE_TERM} (20 matches, a name no other crop shares)`,
     path: () => `/api/crop/crop?search[name]=${encodeURIComponent(SELECTIVE_TERM)}&pageLimit=20`,
     targeted: true,
   },

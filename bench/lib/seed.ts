@@ -2,6 +2,8 @@
 // the database keep counts, spans and search indexes as they would for rows made through the API).
 // Deterministic, so every scale holds the same shapes:
 // - crop i is named "Rau cải <i % 97> lô <i / 20, six digits>": each "lô" matches exactly 20 crops,
+//   whatever the number of rows; the first 20 crops are "Dưa hấu Long An <i>" instead, a name no
+//   other crop shares at any scale,
 //   whatever the number of rows, and its upper-case spelling tests case folding beyond ASCII;
 // - task i starts TASKS_START + i × 7.2 min (200 a day, moving forward in time) and lasts 0 to 3 h:
 //   a one-day range holds about 200 tasks at every scale, only the history behind it grows.
@@ -19,8 +21,8 @@ const BATCH = 50_000;
  * ("lô ", "ô 0", " 00") are in every crop's name: the worst case of a trigram index.
  */
 export const SEARCH_TERM = 'LÔ 000123';
-/** A search whose trigrams are rarer (lots 000432 and 004320-004329): 20 to 220 matches by scale. */
-export const SELECTIVE_TERM = '00432';
+/** A search for a name only 20 crops have (their trigrams are in no other crop), at every scale. */
+export const SELECTIVE_TERM = 'HẤU LONG';
 
 /** The day in the middle of the first `count` tasks, as YYYY-MM-DD. */
 export function middleDay(count: number): string {
@@ -40,14 +42,18 @@ export async function seedCrops(
     if (isPostgres(db)) {
       await sql`
         insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
-        select ${tenantId}, 'Rau cải ' || (i % 97) || ' lô ' || lpad((i / 20)::text, 6, '0'),
+        select ${tenantId},
+               case when i < 20 then 'Dưa hấu Long An ' || i
+                    else 'Rau cải ' || (i % 97) || ' lô ' || lpad((i / 20)::text, 6, '0') end,
                'C' || lpad(i::text, 7, '0'), 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
         from generate_series(${start}::int, ${end - 1}::int) as i`.execute(db);
     } else {
       await sql`
         with recursive s(i) as (select ${start} union all select i + 1 from s where i < ${end - 1})
         insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
-        select ${tenantId}, 'Rau cải ' || (i % 97) || ' lô ' || printf('%06d', i / 20),
+        select ${tenantId},
+               case when i < 20 then 'Dưa hấu Long An ' || i
+                    else 'Rau cải ' || (i % 97) || ' lô ' || printf('%06d', i / 20) end,
                'C' || printf('%07d', i), 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
         from s`.execute(db);
     }
@@ -85,9 +91,10 @@ export async function seedTasks(
 }
 
 /**
- * PostgreSQL: planner statistics after a bulk load, as autovacuum gathers them soon after one. SQLite
- * gets nothing the service does not do itself.
+ * PostgreSQL: what autovacuum does soon after a bulk load (its insert threshold): planner statistics
+ * and the visibility map that lets index-only scans skip the table. SQLite gets nothing the service
+ * does not do itself.
  */
 export async function analyzeLikeAutovacuum(db: Kysely<Database>): Promise<void> {
-  if (isPostgres(db)) await sql`analyze`.execute(db);
+  if (isPostgres(db)) await sql`vacuum analyze`.execute(db);
 }

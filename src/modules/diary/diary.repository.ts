@@ -1,6 +1,6 @@
 // The task ↔ sub-category join table, and the date-range filter of the task list.
 import { sql } from 'kysely';
-import type { Filter } from '../../platform/db/records.js';
+import { type Filter, rangeFilter } from '../../platform/db/records.js';
 import { deleteScoped, insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 
 export async function replaceTaskSubcategories(
@@ -50,9 +50,10 @@ export function overlapsRange(scope: Scope, range: { from?: number; to?: number 
   if (to !== undefined) filters.push((eb) => eb('diary_tasks.start_at', '<=', to));
   if (from !== undefined) {
     const widestSpan = selectScoped(scope, 'task_span_limits').select('widest_span');
-    filters.push((eb) =>
-      eb('diary_tasks.start_at', '>=', sql<number>`${from} - coalesce((${widestSpan}), 0)`),
-    );
+    const lowerBound: Filter = (eb) =>
+      eb('diary_tasks.start_at', '>=', sql<number>`${from} - coalesce((${widestSpan}), 0)`);
+    // Bounded on both sides, the range is found through the start_at index and its tasks sorted.
+    filters.push(to === undefined ? lowerBound : rangeFilter(lowerBound));
     filters.push((eb) =>
       eb.or([
         eb('diary_tasks.end_at', '>=', from),

@@ -16,7 +16,7 @@ import {
   startReceiver,
 } from '../../../test/support/webhook-receiver.js';
 import type { Config } from '../../config.js';
-import { holdQueuedDeliveries } from './delivery-queue.js';
+import { claimDueDeliveries, holdQueuedDeliveries, recordAttempts } from './delivery-queue.js';
 import { type EventType, emitEvent } from './outbox.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 
@@ -363,6 +363,72 @@ forEachDialect('webhook deliveries', (database) => {
     const [d] = await deliveries(ep.id);
     assert.equal(d.status, 'succeeded');
     assert.equal(d.attempt_count, 2);
+  });
+
+  it('records attempts in one batch, and one attempt that cannot be recorded loses no other', async () => {
+    const ep = await endpoint();
+    for (let i = 0; i < 3; i++) await emit('iot.alert.raised', { n: i });
+    const claimed = await claimDueDeliveries(t.database.db, {
+      now: t.clock.now(),
+      leaseMs: 60_000,
+      owner: 'test-worker',
+      limit: 10,
+      perEndpointLimit: 10,
+      inFlightByEndpoint: new Map(),
+    });
+    assert.equal(claimed.length, 3);
+    const outcome = (requestHeaders: Record<string, unknown>) => ({
+      startedAt: t.clock.now(),
+      durationMs: 5,
+      ok: true,
+      statusCode: 200,
+      error: null,
+      responseExcerpt: 'ok',
+      requestHeaders: requestHeaders as Record<string, string>,
+    });
+    const options = { now: t.clock.now(), retryScheduleMs: DELAYS };
+    // Together, as the worker records them on SQLite: all three in one transaction.
+    const good = await recordAttempts(
+      t.database.db,
+      claimed.slice(0, 2).map((delivery) => ({ delivery, outcome: outcome({ a: 'b' }) })),
+      options,
+    );
+    assert.deepEqual(
+      good.map((r) => r.status === 'fulfilled' && r.value.status),
+      ['succeeded', 'succeeded'],
+    );
+    // A record that fails (its headers cannot be stored) rolls the batch back; each is then recorded
+    // on its own, so the other one still lands.
+    const [again] = await emit('iot.alert.raised', { n: 3 });
+    const [next] = await claimDueDeliveries(t.database.db, {
+      now: t.clock.now(),
+      leaseMs: 60_000,
+      owner: 'test-worker',
+      limit: 10,
+      perEndpointLimit: 10,
+      inFlightByEndpoint: new Map(),
+    });
+    assert.equal(next?.publicId, again);
+    const mixed = await recordAttempts(
+      t.database.db,
+      [
+        { delivery: claimed[2]!, outcome: outcome({ broken: 1n }) },
+        { delivery: next!, outcome: outcome({ a: 'b' }) },
+      ],
+      options,
+    );
+    assert.equal(mixed[0]!.status, 'rejected');
+    assert.deepEqual(mixed[1]!.status === 'fulfilled' && mixed[1]!.value, {
+      recorded: true,
+      status: 'succeeded',
+      endpointPaused: false,
+    });
+    const statuses = new Map((await deliveries(ep.id)).map((d) => [d.id, d.status]));
+    assert.equal(statuses.get(claimed[0]!.publicId), 'succeeded');
+    assert.equal(statuses.get(claimed[1]!.publicId), 'succeeded');
+    assert.equal(statuses.get(again), 'succeeded');
+    // Not recorded: still queued under its lease, to be sent again once the lease runs out.
+    assert.equal(statuses.get(claimed[2]!.publicId), 'pending');
   });
 
   it('keeps the last 50 finished deliveries per endpoint; queued ones are never pruned', async () => {

@@ -89,17 +89,35 @@ const livePageQueries = new Map<
 function livePageQuery(table: RecordTable) {
   let query = livePageQueries.get(table);
   if (query === undefined) {
+    // The page's ids from the tenant's (tenant_id, id) index, then their rows. Asked for whole rows
+    // at once, PostgreSQL walks the primary key newest first instead, through every newer row of
+    // other tenants.
     query = preparedQuery((db, p: { tenantId: number; limit: number; offset: number }) =>
       (selectScoped({ db, tenantId: p.tenantId }, table) as any)
         .selectAll()
-        .where(`${table}.deleted_at`, 'is', null)
-        .orderBy(`${table}.id`, 'desc')
-        .limit(p.limit)
-        .offset(p.offset),
+        .where(
+          `${table}.id`,
+          'in',
+          (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+            .select(`${table}.id`)
+            .where(`${table}.deleted_at`, 'is', null)
+            .orderBy(`${table}.id`, 'desc')
+            .limit(p.limit)
+            .offset(p.offset),
+        )
+        .orderBy(`${table}.id`, 'desc'),
     );
     livePageQueries.set(table, query);
   }
   return query;
+}
+
+/** A filter on a range of an indexed column, whose matches are better sorted than walked in id order. */
+export type RangeFilter = Filter & { sortsMatches?: boolean };
+
+/** Marks a range filter (see listLive). */
+export function rangeFilter(filter: Filter): RangeFilter {
+  return Object.assign(filter, { sortsMatches: true });
 }
 
 /**
@@ -128,7 +146,12 @@ export async function listLive<T extends RecordTable>(
       (selectScoped(scope, table) as any).where(`${table}.deleted_at`, 'is', null),
     );
   // The page's ids first, then their rows: only ids (not whole rows) go through the sort and the
-  // offset, which matters when a filter matches many rows in an order other than the ids'.
+  // offset, which matters when a filter matches many rows in an order other than the ids'. A range
+  // filter (sortsMatches) finds its rows through its own index and sorts them: walking the ids
+  // newest first would pass every row newer than the range, which the planners cannot foresee.
+  const sortMatches = filters.some((filter) => (filter as RangeFilter).sortsMatches === true);
+  const newestFirst = (q: any) =>
+    sortMatches ? q.orderBy(sql`${sql.ref(`${table}.id`)} + 0`, 'desc') : q.orderBy(`${table}.id`, 'desc');
   return pageOf(
     page,
     (limit, offset) =>
@@ -137,7 +160,9 @@ export async function listLive<T extends RecordTable>(
         .where(
           `${table}.id`,
           'in',
-          matching().select(`${table}.id`).orderBy(`${table}.id`, 'desc').limit(limit).offset(offset),
+          newestFirst(matching().select(`${table}.id`))
+            .limit(limit)
+            .offset(offset),
         )
         .orderBy(`${table}.id`, 'desc')
         .execute(),
