@@ -16,19 +16,30 @@ export function cpuSeconds(pid: number): number {
   }
 }
 
-/** CPU seconds of every PostgreSQL server process on this machine. */
+const postgresSeen = new Map<number, number>();
+let postgresTotal = 0;
+let postgresStarted = false;
+
+/**
+ * CPU seconds used by the PostgreSQL server processes of this machine since the first call, as a
+ * running total: connection processes come and go, so each is counted by its own growth (a process
+ * that ended takes its last moments with it).
+ */
 export function postgresCpuSeconds(): number {
-  let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres')
-        total += cpuSeconds(Number(entry));
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() !== 'postgres') continue;
     } catch {
-      // the process ended meanwhile
+      continue; // the process ended meanwhile
     }
+    const pid = Number(entry);
+    const used = cpuSeconds(pid);
+    if (postgresStarted) postgresTotal += used - (postgresSeen.get(pid) ?? 0);
+    postgresSeen.set(pid, used);
   }
-  return total;
+  postgresStarted = true;
+  return postgresTotal;
 }
 
 /** Peak resident set (VmHWM) of a process, in MB. */

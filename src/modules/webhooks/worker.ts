@@ -284,10 +284,17 @@ export class DeliveryWorker implements BackgroundService {
       while (this.toRecord.length > 0) {
         const batch = this.toRecord;
         this.toRecord = [];
-        const results = await recordAttempts(this.deps.database.db, batch, {
-          now: this.deps.clock.now(),
-          retryScheduleMs: this.deps.config.webhookRetryScheduleMs,
-        });
+        let results: PromiseSettledResult<RecordedAttempt>[];
+        try {
+          results = await recordAttempts(this.deps.database.db, batch, {
+            now: this.deps.clock.now(),
+            retryScheduleMs: this.deps.config.webhookRetryScheduleMs,
+          });
+        } catch (err) {
+          // Each attempt reports it (and its lease runs out, so it is sent again).
+          for (const pending of batch) pending.reject(err);
+          continue;
+        }
         results.forEach((result, i) => {
           if (result.status === 'fulfilled') batch[i]!.resolve(result.value);
           else batch[i]!.reject(result.reason);
@@ -300,7 +307,8 @@ export class DeliveryWorker implements BackgroundService {
 
   /** Prunes the log of every endpoint with at least `atLeast` (and one) finished since its last prune. */
   private async pruneLogs(atLeast: number): Promise<void> {
-    for (const [key, n] of this.unpruned) {
+    // A copy: a failed prune is put back for the next time, not retried in this loop.
+    for (const [key, n] of [...this.unpruned]) {
       if (n < Math.max(1, atLeast)) continue;
       this.unpruned.delete(key);
       const [tenantId, endpointId] = key.split(':').map(Number) as [number, number];
