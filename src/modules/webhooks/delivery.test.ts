@@ -368,14 +368,16 @@ forEachDialect('webhook deliveries', (database) => {
   it('records attempts in one batch, and one attempt that cannot be recorded loses no other', async () => {
     const ep = await endpoint();
     for (let i = 0; i < 3; i++) await emit('iot.alert.raised', { n: i });
-    const claimed = await claimDueDeliveries(t.database.db, {
-      now: t.clock.now(),
-      leaseMs: 60_000,
-      owner: 'test-worker',
-      limit: 10,
-      perEndpointLimit: 10,
-      inFlightByEndpoint: new Map(),
-    });
+    const claimAll = () =>
+      claimDueDeliveries(t.database.db, {
+        now: t.clock.now(),
+        leaseMs: 60_000,
+        owner: 'test-worker',
+        limit: 10,
+        perEndpointLimit: 10,
+        inFlightByEndpoint: new Map(),
+      });
+    const claimed = await claimAll();
     assert.equal(claimed.length, 3);
     const outcome = (requestHeaders: Record<string, unknown>) => ({
       startedAt: t.clock.now(),
@@ -400,14 +402,7 @@ forEachDialect('webhook deliveries', (database) => {
     // A record that fails (its headers cannot be stored) rolls the batch back; each is then recorded
     // on its own, so the other one still lands.
     const [again] = await emit('iot.alert.raised', { n: 3 });
-    const [next] = await claimDueDeliveries(t.database.db, {
-      now: t.clock.now(),
-      leaseMs: 60_000,
-      owner: 'test-worker',
-      limit: 10,
-      perEndpointLimit: 10,
-      inFlightByEndpoint: new Map(),
-    });
+    const [next] = await claimAll();
     assert.equal(next?.publicId, again);
     const mixed = await recordAttempts(
       t.database.db,
