@@ -17,7 +17,6 @@ export interface LoadOptions {
 
 export interface LoadResult {
   rps: number;
-  meanMs: number;
   p99Ms: number;
   /** CPU use over the counted part, % of one core, per source. */
   cpu: Record<string, number>;
@@ -51,7 +50,6 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
   const total = results.reduce((sum, r) => sum + r.requests.total, 0);
   return {
     rps: total / options.durationS,
-    meanMs: results.reduce((sum, r) => sum + r.latency.mean * r.requests.total, 0) / Math.max(1, total),
     p99Ms: Math.max(...results.map((r) => r.latency.p99)),
     cpu: used,
   };

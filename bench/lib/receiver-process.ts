@@ -1,7 +1,7 @@
 // The webhook receiver of the delivery figures, in a process of its own: HTTPS on several ports
 // (each endpoint its own origin, as on the internet), answering 200 at once or after a set delay, and
-// one "dead" port that takes the TLS connection and never answers. It counts what arrives per port and
-// when, and for each message how long after its event (`occurred_at`) it arrived.
+// one "dead" port that takes the TLS connection and never answers. It notes when each message
+// arrived, and how long after its event (`occurred_at`).
 // Driven over IPC by receiver.ts: {cmd: 'reset' | 'stats' | 'sample' | 'delay', ms?}.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -13,7 +13,6 @@ const tls = { cert: readFileSync(process.env.RECEIVER_CERT!), key: readFileSync(
 let delayMs = 0;
 let received: number[] = [];
 let latencies: number[] = [];
-let byPort = new Map<number, number>();
 /** The last message as received, for the ceiling to send the very same bytes. */
 let sample: { body: string; headers: Record<string, string> } | undefined;
 const OCCURRED_AT = /"occurred_at":"([^"]+)"/;
@@ -30,14 +29,13 @@ function sentHeaders(headers: Record<string, string | string[] | undefined>): Re
   );
 }
 
-function healthy(port: () => number): Server {
+function healthy(): Server {
   return createServer({ ...tls, keepAliveTimeout: 60_000 }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const at = now();
       received.push(at);
-      byPort.set(port(), (byPort.get(port()) ?? 0) + 1);
       const body = Buffer.concat(chunks).toString('utf8');
       if (!sample) sample = { body, headers: sentHeaders(req.headers) };
       const occurred = OCCURRED_AT.exec(body)?.[1];
@@ -59,10 +57,7 @@ const listen = (server: Server) =>
 
 const ports: number[] = [];
 for (let i = 0; i < healthyPorts; i++) {
-  let port = 0;
-  const server = healthy(() => port);
-  port = await listen(server);
-  ports.push(port);
+  ports.push(await listen(healthy()));
 }
 // Takes the request and never answers: the sender's timeout ends every attempt.
 const dead = createServer({ ...tls, keepAliveTimeout: 600_000, requestTimeout: 0 }, () => {});
@@ -72,7 +67,6 @@ process.on('message', (message: { cmd: string; ms?: number }) => {
   if (message.cmd === 'reset') {
     received = [];
     latencies = [];
-    byPort = new Map();
     sample = undefined;
     process.send!({ cmd: 'reset' });
   } else if (message.cmd === 'delay') {
@@ -81,7 +75,7 @@ process.on('message', (message: { cmd: string; ms?: number }) => {
   } else if (message.cmd === 'sample') {
     process.send!({ cmd: 'sample', sample });
   } else if (message.cmd === 'stats') {
-    process.send!({ cmd: 'stats', received, latencies, byPort: [...byPort] });
+    process.send!({ cmd: 'stats', received, latencies });
   }
 });
 process.on('disconnect', () => process.exit(0));

@@ -11,7 +11,6 @@ export interface ReceiverStats {
   received: number[];
   /** For each message, ms from its event's occurred_at to its receipt. */
   latencies: number[];
-  byPort: Map<number, number>;
 }
 
 export interface BenchReceiver {
@@ -56,10 +55,8 @@ export async function startReceiver(ports: number): Promise<BenchReceiver> {
     child.once('exit', (code) => reject(new Error(`receiver exited with ${code}`)));
   });
   const stats = async (): Promise<ReceiverStats> => {
-    const reply = await ask<{ received: number[]; latencies: number[]; byPort: [number, number][] }>({
-      cmd: 'stats',
-    });
-    return { received: reply.received, latencies: reply.latencies, byPort: new Map(reply.byPort) };
+    const reply = await ask<{ received: number[]; latencies: number[] }>({ cmd: 'stats' });
+    return { received: reply.received, latencies: reply.latencies };
   };
   return {
     ports: ready.ports,
@@ -89,15 +86,6 @@ export async function startReceiver(ports: number): Promise<BenchReceiver> {
     },
     close: () => child.kill(),
   };
-}
-
-/** Messages per second over the middle 80 % of the receipts (start-up and tail left out). */
-export function sustainedRate(received: readonly number[]): number {
-  const sorted = [...received].sort((a, b) => a - b);
-  const from = Math.floor(sorted.length * 0.1);
-  const to = Math.ceil(sorted.length * 0.9) - 1;
-  const seconds = ((sorted[to] ?? 0) - (sorted[from] ?? 0)) / 1000;
-  return seconds > 0 ? (to - from) / seconds : 0;
 }
 
 export function percentile(values: readonly number[], p: number): number {

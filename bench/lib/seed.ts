@@ -7,7 +7,7 @@
 //   whatever the number of rows, and its upper-case spelling tests case folding beyond ASCII;
 // - task i starts TASKS_START + i × 7.2 min (200 a day, moving forward in time) and lasts 0 to 3 h:
 //   a one-day range holds about 200 tasks at every scale, only the history behind it grows.
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import { isPostgresDb as isPostgres } from '../../src/platform/db/database.js';
 import type { Database } from '../../src/platform/db/types.js';
 
@@ -30,6 +30,21 @@ export function middleDay(count: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** Integers i from `start` to `end - 1`, as a FROM item named s with the column i. */
+function series(db: Kysely<Database>, start: number, end: number) {
+  return isPostgres(db)
+    ? sql`generate_series(${sql.lit(start)}, ${sql.lit(end - 1)}) as s(i)`
+    : sql`(with recursive s(i) as (select ${sql.lit(start)} union all select i + 1 from s where i < ${sql.lit(end - 1)})
+           select i from s) as s`;
+}
+
+/** An integer expression as text, zero-padded to `width` digits. */
+function padded(db: Kysely<Database>, value: RawBuilder<unknown>, width: number) {
+  return isPostgres(db)
+    ? sql`lpad((${value})::text, ${sql.lit(width)}, '0')`
+    : sql`printf(${sql.lit(`%0${width}d`)}, ${value})`;
+}
+
 /** Crops from index `from` (inclusive) to `to` (exclusive) for the tenant. */
 export async function seedCrops(
   db: Kysely<Database>,
@@ -38,25 +53,13 @@ export async function seedCrops(
   to: number,
 ): Promise<void> {
   for (let start = from; start < to; start += BATCH) {
-    const end = Math.min(to, start + BATCH);
-    if (isPostgres(db)) {
-      await sql`
-        insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
-        select ${tenantId},
-               case when i < 20 then 'Dưa hấu Long An ' || i
-                    else 'Rau cải ' || (i % 97) || ' lô ' || lpad((i / 20)::text, 6, '0') end,
-               'C' || lpad(i::text, 7, '0'), 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
-        from generate_series(${start}::int, ${end - 1}::int) as i`.execute(db);
-    } else {
-      await sql`
-        with recursive s(i) as (select ${start} union all select i + 1 from s where i < ${end - 1})
-        insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
-        select ${tenantId},
-               case when i < 20 then 'Dưa hấu Long An ' || i
-                    else 'Rau cải ' || (i % 97) || ' lô ' || printf('%06d', i / 20) end,
-               'C' || printf('%07d', i), 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
-        from s`.execute(db);
-    }
+    await sql`
+      insert into crops (tenant_id, name, code, sku, price, status, created_at, updated_at)
+      select ${tenantId},
+             case when i < 20 then 'Dưa hấu Long An ' || i
+                  else 'Rau cải ' || (i % 97) || ' lô ' || ${padded(db, sql`i / 20`, 6)} end,
+             'C' || ${padded(db, sql`i`, 7)}, 'SKU-' || i, 1000 + i % 5000, 1, 1, 1
+      from ${series(db, start, Math.min(to, start + BATCH))}`.execute(db);
   }
 }
 
@@ -68,25 +71,16 @@ export async function seedTasks(
   from: number,
   to: number,
 ): Promise<void> {
+  // A quarter of the tasks have no end; the others last 1 to 3 hours. Epoch milliseconds need
+  // 64-bit arithmetic on PostgreSQL.
+  const i = isPostgres(db) ? sql`i::bigint` : sql`i`;
+  const startAt = sql`${sql.lit(TASKS_START)} + ${i} * ${sql.lit(TASK_STEP_MS)}`;
+  const endAt = sql`case when i % 4 = 0 then null else ${startAt} + (${i} % 4) * 3600000 end`;
   for (let start = from; start < to; start += BATCH) {
-    const end = Math.min(to, start + BATCH);
-    // A quarter of the tasks have no end; the others last 1 to 3 hours. Epoch milliseconds need
-    // 64-bit arithmetic on PostgreSQL.
-    const i = isPostgres(db) ? sql`i::bigint` : sql`i`;
-    const startAt = sql`${sql.lit(TASKS_START)} + ${i} * ${sql.lit(TASK_STEP_MS)}`;
-    const endAt = sql`case when i % 4 = 0 then null else ${startAt} + (${i} % 4) * 3600000 end`;
-    if (isPostgres(db)) {
-      await sql`
-        insert into diary_tasks (tenant_id, name, start_at, end_at, user_id, created_at, updated_at)
-        select ${tenantId}, 'Công việc ' || i, ${startAt}, ${endAt}, ${userId}, 1, 1
-        from generate_series(${start}::int, ${end - 1}::int) as i`.execute(db);
-    } else {
-      await sql`
-        with recursive s(i) as (select ${start} union all select i + 1 from s where i < ${end - 1})
-        insert into diary_tasks (tenant_id, name, start_at, end_at, user_id, created_at, updated_at)
-        select ${tenantId}, 'Công việc ' || i, ${startAt}, ${endAt}, ${userId}, 1, 1
-        from s`.execute(db);
-    }
+    await sql`
+      insert into diary_tasks (tenant_id, name, start_at, end_at, user_id, created_at, updated_at)
+      select ${tenantId}, 'Công việc ' || i, ${startAt}, ${endAt}, ${userId}, 1, 1
+      from ${series(db, start, Math.min(to, start + BATCH))}`.execute(db);
   }
 }
 

@@ -265,11 +265,13 @@ export class DeliveryWorker implements BackgroundService {
    * the attempts that end in one turn, or while a batch is being written, share one transaction.
    */
   private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
-    const options = { now: this.deps.clock.now(), retryScheduleMs: this.deps.config.webhookRetryScheduleMs };
     // PostgreSQL records attempts side by side on the pool's connections; batches would queue them
     // behind one connection's round trips. SQLite has one connection: there a batch saves commits.
     if (this.deps.database.dialect === 'postgres') {
-      return recordAttempt(this.deps.database.db, delivery, outcome, options);
+      return recordAttempt(this.deps.database.db, delivery, outcome, {
+        now: this.deps.clock.now(),
+        retryScheduleMs: this.deps.config.webhookRetryScheduleMs,
+      });
     }
     return new Promise((resolve, reject) => {
       this.toRecord.push({ delivery, outcome, resolve, reject });

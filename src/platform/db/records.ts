@@ -200,10 +200,9 @@ export async function findByIds<T extends RecordTable>(
 ): Promise<Map<number, Selectable<Database[T]>>> {
   const unique = [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
   if (unique.length === 0) return new Map();
-  const onPostgres = scope.db.getExecutor().adapter instanceof PostgresAdapter;
   const rows: any[] = await byIdsQuery(table).all(scope.db, {
     tenantId: scope.tenantId,
-    ids: onPostgres ? unique : JSON.stringify(unique),
+    ids: isPostgresDb(scope) ? unique : JSON.stringify(unique),
   });
   return new Map(rows.map((row) => [row.id as number, row]));
 }
@@ -218,10 +217,9 @@ function byIdsQuery(table: RecordTable) {
   let query = byIdsQueries.get(table);
   if (query === undefined) {
     query = preparedQuery((db, p: { tenantId: number; ids: unknown }) => {
-      const ids =
-        db.getExecutor().adapter instanceof PostgresAdapter
-          ? sql`(select unnest(${p.ids}::bigint[]))`
-          : sql`(select value from json_each(${p.ids}))`;
+      const ids = isPostgresDb({ db, tenantId: 0 })
+        ? sql`(select unnest(${p.ids}::bigint[]))`
+        : sql`(select value from json_each(${p.ids}))`;
       return (selectScoped({ db, tenantId: p.tenantId }, table) as any)
         .selectAll()
         .where(sql<SqlBool>`${sql.ref(`${table}.id`)} in ${ids}`);
