@@ -27,6 +27,7 @@ import {
   registerFormBodyParser,
   registerJsonBodyParser,
 } from './platform/http/lenient-input.js';
+import { registerInputChecks } from './platform/http/input-checks.js';
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { DEFAULT_WEB_DIST_DIR, webScreenRoutes } from './platform/http/web-screen.js';
@@ -73,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   trackRoutesForMethodNotAllowed(app);
   installErrorHandling(app);
+  registerInputChecks(app);
   registerJsonBodyParser(app);
   registerFormBodyParser(app);
   const { db } = deps.database;

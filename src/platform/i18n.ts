@@ -44,6 +44,7 @@ const en = {
   'field.timestamp': 'must be a timestamp (YYYY-MM-DD HH:MM:SS or ISO 8601)',
   'field.too_deep': 'is nested too deeply (at most {limit} levels)',
   'field.not_null': 'must not be null',
+  'field.text': 'must be text without NUL characters or unpaired surrogates',
   // IoT and harvest
   'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
@@ -102,6 +103,7 @@ const vi: Record<MessageKey, string> = {
   'field.timestamp': 'phải là thời điểm (YYYY-MM-DD HH:MM:SS hoặc ISO 8601)',
   'field.too_deep': 'lồng nhau quá sâu (tối đa {limit} cấp)',
   'field.not_null': 'không được là null',
+  'field.text': 'phải là văn bản không chứa ký tự NUL hay nửa cặp surrogate',
   // IoT and harvest
   'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',

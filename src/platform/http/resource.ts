@@ -135,11 +135,10 @@ export function resourceRoutes<
     // onRequest, after the app's auth hook: staff get a 403 before their body is even validated.
     const writeGuard = def.ownerOnlyWrites ? { onRequest: requireOwner } : {};
     const writeErrors = def.ownerOnlyWrites ? [401, 403, 404, 422] : [401, 404, 422];
+    // Text and number checks of every route (input-checks.ts) run after this step.
     const preValidation = async (request: FastifyRequest) => {
-      rejectNulCharacters(request.query, '');
       if (request.body !== undefined) {
         request.body = applyAliases(request.body, def.aliases);
-        rejectNulCharacters(request.body, '');
         checkRawBody(request.body, request.routeOptions.schema?.body as TSchema | undefined);
       }
     };
@@ -324,24 +323,6 @@ function applyAliases(body: unknown, aliases: Record<string, string> | undefined
     delete copy[alias];
   }
   return copy;
-}
-
-/** U+0000 cannot be stored in PostgreSQL text; refuse it up front, naming the field. */
-function rejectNulCharacters(value: unknown, prefix: string): void {
-  const errors: FieldError[] = [];
-  const visit = (v: unknown, field: string, depth: number) => {
-    if (depth > 8 || errors.length > 20) return;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) errors.push({ field: field || 'body', message: 'field.invalid' });
-    } else if (v && typeof v === 'object') {
-      for (const [key, inner] of Object.entries(v)) {
-        if (key.includes('\u0000')) errors.push({ field: field || 'body', message: 'field.invalid' });
-        else visit(inner, field ? `${field}.${key}` : key, depth + 1);
-      }
-    }
-  };
-  visit(value, prefix, 0);
-  if (errors.length > 0) throw validationFailed(errors);
 }
 
 /**
