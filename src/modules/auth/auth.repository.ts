@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.js';
 import type { Db } from '../../platform/db/types.js';
@@ -164,4 +165,27 @@ export async function markAttemptsSucceeded(db: Db, ids: readonly number[]): Pro
 
 export async function pruneAttempts(db: Db, before: number): Promise<void> {
   await db.deleteFrom('login_attempts').where('at', '<', before).execute();
+}
+
+/** Failed attempts per bucket whose name starts with `prefix`, since a time, with the latest. */
+export async function failedAttemptsByBucket(
+  db: Db,
+  prefix: string,
+  since: number,
+): Promise<Array<{ bucket: string; failures: number; lastAt: number }>> {
+  // substr rather than LIKE: bucket names hold '%' (URI-encoded) and PostgreSQL's collation orders
+  // punctuation in ways a range on the text would not follow.
+  const rows = await db
+    .selectFrom('login_attempts')
+    .select((eb) => [
+      'bucket',
+      eb.fn.countAll<number>().as('failures'),
+      eb.fn.max<number>('at').as('last_at'),
+    ])
+    .where('at', '>', since)
+    .where('failed', '=', 1)
+    .where(sql<string>`substr(bucket, 1, ${prefix.length})`, '=', prefix)
+    .groupBy('bucket')
+    .execute();
+  return rows.map((r) => ({ bucket: r.bucket, failures: Number(r.failures), lastAt: Number(r.last_at) }));
 }

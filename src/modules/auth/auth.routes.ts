@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { authOf } from '../../platform/http/auth.js';
+import { toIsoUtc } from '../../platform/clock.js';
+import { authOf, requireOwner } from '../../platform/http/auth.js';
 import { parseLanguage, translate } from '../../platform/i18n.js';
-import { LoginBody, LoginFailure, LoginSuccess, Me, MetaOnly } from './auth.schemas.js';
-import { type AuthDeps, login, logout } from './auth.service.js';
+import { LoginAlerts, LoginBody, LoginFailure, LoginSuccess, Me, MetaOnly } from './auth.schemas.js';
+import { type AuthDeps, LOGIN_ALERT_AT, LOGIN_LIMITS, login, loginAlerts, logout } from './auth.service.js';
 
 const LoginAnswer = Type.Union([LoginSuccess, LoginFailure]);
 
@@ -11,7 +12,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
   app.post(
     '/api/auth/login',
     {
-      config: { public: true },
+      // A NUL or unpaired surrogate in a name is an unknown name here ("incorrect"), not a 422.
+      config: { public: true, ownTextChecks: true },
       schema: {
         tags: ['auth'],
         summary: 'Obtain an access token',
@@ -58,6 +60,34 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
     async (request) => {
       await logout(deps, authOf(request));
       return { meta: { status_code: 0, message: translate('auth.logout_ok', request.language) } };
+    },
+  );
+
+  app.get(
+    '/api/auth/login-alerts',
+    {
+      onRequest: requireOwner,
+      schema: {
+        tags: ['auth'],
+        summary: 'Accounts of this tenant under attack (owner only)',
+        description:
+          `Usernames with at least ${LOGIN_ALERT_AT} failed logins in the last 24 hours, most first. ` +
+          `Failures lock out one client address after ${LOGIN_LIMITS.perUserAndAddress.max} in 15 minutes, ` +
+          `and every address after ${LOGIN_LIMITS.perUser.max}.`,
+        response: { 200: LoginAlerts },
+      },
+    },
+    async (request) => {
+      const alerts = await loginAlerts(deps, authOf(request).tenant.code);
+      return {
+        data: alerts.map((a) => ({
+          username: a.username,
+          failed_attempts: a.failedAttempts,
+          addresses: a.addresses,
+          last_failed_at: toIsoUtc(a.lastFailedAt),
+          locked_until: a.lockedUntil === null ? null : toIsoUtc(a.lockedUntil),
+        })),
+      };
     },
   );
 

@@ -46,3 +46,17 @@ export const MetaOnly = Type.Object({
 });
 
 export const Me = Type.Object({ data: Type.Object({ user: UserShape, tenant: TenantShape }) });
+
+export const LoginAlerts = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      username: Type.String({ description: 'The username tried (it may not exist)' }),
+      failed_attempts: Type.Integer({ description: 'Failed logins in the last 24 hours' }),
+      addresses: Type.Integer({ description: 'Client addresses they came from' }),
+      last_failed_at: Type.String({ description: 'ISO 8601 UTC' }),
+      locked_until: Type.Union([Type.String(), Type.Null()], {
+        description: 'Until when logins from every address are refused (ISO 8601 UTC), or null',
+      }),
+    }),
+  ),
+});

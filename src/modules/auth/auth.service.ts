@@ -4,11 +4,13 @@ import { type Clock, toIsoUtc } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
 import type { AuthContext, AuthUser } from '../../platform/http/auth.js';
+import { isStorableText } from '../../platform/http/input-checks.js';
 import { type Language, parseLanguage } from '../../platform/i18n.js';
 import { newAccessToken, sha256Hex } from '../../platform/ids.js';
 import { normalizeUsername } from '../users/user.service.js';
 import {
   countAttempts,
+  failedAttemptsByBucket,
   findLiveToken,
   findLoginCandidate,
   deleteAttempt as forgetAttempt,
@@ -28,10 +30,20 @@ export interface AuthDeps {
   config: Pick<Config, 'tokenTtlSeconds'>;
 }
 
+/**
+ * Login limits. Failures are counted per tenant + username + client address, so a stranger who
+ * guesses passwords locks out only their own address; a higher cap per tenant + username from
+ * every address stops a guesser spread over many addresses; and one address may try 60 times a
+ * minute in all. A blocked login answers 429 with Retry-After, even with the right password.
+ */
 export const LOGIN_LIMITS = {
-  perUser: { max: 10, windowMs: 15 * 60_000 },
+  perUserAndAddress: { max: 10, windowMs: 15 * 60_000 },
+  perUser: { max: 100, windowMs: 15 * 60_000 },
   perAddress: { max: 60, windowMs: 60_000 },
 } as const;
+
+/** Failed logins are kept this long, for the owners' notice of accounts under attack. */
+export const LOGIN_HISTORY_MS = 24 * 3_600_000;
 
 export interface LoginInput {
   tenantcode: string;
@@ -54,31 +66,35 @@ export type LoginResult =
 
 export async function login(deps: AuthDeps, input: LoginInput, clientAddress: string): Promise<LoginResult> {
   const now = deps.clock.now();
-  const tenantCode = input.tenantcode.trim().toLowerCase();
-  const username = normalizeUsername(input.username);
-  const addressBucket = `ip:${clientAddress}`;
-  const userBucket = `user:${tenantCode}:${username}`;
+  // A NUL or an unpaired surrogate cannot be stored (nor looked up on PostgreSQL); no tenant code or
+  // username has one, so such a login is answered "incorrect" like any unknown name.
+  const storable = isStorableText(input.tenantcode) && isStorableText(input.username);
+  const tenantCode = storable ? input.tenantcode.trim().toLowerCase() : '';
+  const username = storable ? normalizeUsername(input.username) : '';
+  const buckets = loginBuckets(tenantCode, username, clientAddress);
 
   // Each attempt is recorded before it is counted, so parallel attempts see each other: of N
   // attempts racing, at most `max` find themselves within the limit. A refused attempt is removed
   // again, so hammering a locked account does not extend its lock.
-  const addressAttempt = await takeAttempt(deps.db, addressBucket, now, LOGIN_LIMITS.perAddress, false);
-  const userAttempt = await takeAttempt(deps.db, userBucket, now, LOGIN_LIMITS.perUser, true).catch(
-    async (err) => {
-      await forgetAttempt(deps.db, addressAttempt);
-      throw err;
-    },
-  );
+  const taken: number[] = [];
+  try {
+    taken.push(await takeAttempt(deps.db, buckets.address, now, LOGIN_LIMITS.perAddress, false));
+    taken.push(await takeAttempt(deps.db, buckets.userAndAddress, now, LOGIN_LIMITS.perUserAndAddress, true));
+    taken.push(await takeAttempt(deps.db, buckets.user, now, LOGIN_LIMITS.perUser, true));
+  } catch (err) {
+    for (const id of taken) await forgetAttempt(deps.db, id);
+    throw err;
+  }
 
-  const candidate = await findLoginCandidate(deps.db, tenantCode, username);
+  const candidate = storable ? await findLoginCandidate(deps.db, tenantCode, username) : undefined;
   // Always one argon2 verification, so unknown tenant, unknown user and wrong password take the same time.
   const passwordOk = await verifyPassword(candidate?.user.password_hash, input.password);
 
   if (!passwordOk || !candidate) {
-    await pruneAttempts(deps.db, now - LOGIN_LIMITS.perUser.windowMs);
+    await pruneAttempts(deps.db, now - LOGIN_HISTORY_MS);
     return { ok: false };
   }
-  await markAttemptsSucceeded(deps.db, [addressAttempt, userAttempt]);
+  await markAttemptsSucceeded(deps.db, taken);
 
   const token = newAccessToken();
   const expiresAt = now + deps.config.tokenTtlSeconds * 1000;
@@ -113,6 +129,19 @@ export async function login(deps: AuthDeps, input: LoginInput, clientAddress: st
 }
 
 /**
+ * The buckets one login attempt counts in. Names are URI-encoded, so a username cannot reach into
+ * another bucket's range (the owners' notice reads a tenant's buckets by prefix).
+ */
+export function loginBuckets(tenantCode: string, username: string, clientAddress: string) {
+  const user = `${encodeURIComponent(tenantCode)}:${encodeURIComponent(username)}`;
+  return {
+    address: `ip:${clientAddress}`,
+    user: `user:${user}`,
+    userAndAddress: `user-ip:${user}|${encodeURIComponent(clientAddress)}`,
+  };
+}
+
+/**
  * Records an attempt (as failed until it succeeds) and counts the bucket's attempts in the window,
  * this one included; past the limit the attempt is removed again and answered 429.
  */
@@ -131,6 +160,55 @@ async function takeAttempt(
   const oldest = (await oldestAttemptSince(db, bucket, since, failedOnly)) ?? now;
   const seconds = Math.max(1, Math.ceil((oldest + limit.windowMs - now) / 1000));
   throw new AppError('auth.too_many_attempts', 429, { seconds }, [], { 'retry-after': String(seconds) });
+}
+
+/** Failed logins for one username in the last LOGIN_HISTORY_MS that make the owners' notice. */
+export const LOGIN_ALERT_AT = LOGIN_LIMITS.perUserAndAddress.max;
+
+export interface LoginAlert {
+  username: string;
+  failedAttempts: number;
+  addresses: number;
+  lastFailedAt: number;
+  /** Until when logins from every address are refused (the all-address cap), or null. */
+  lockedUntil: number | null;
+}
+
+/**
+ * Usernames of the tenant with at least LOGIN_ALERT_AT failed logins in the last 24 hours, most
+ * failures first (at most 20): what the farm app shows owners as accounts under attack.
+ */
+export async function loginAlerts(
+  deps: Pick<AuthDeps, 'db' | 'clock'>,
+  tenantCode: string,
+): Promise<LoginAlert[]> {
+  const now = deps.clock.now();
+  const since = now - LOGIN_HISTORY_MS;
+  const tenant = encodeURIComponent(tenantCode);
+  const byUser = await failedAttemptsByBucket(deps.db, `user:${tenant}:`, since);
+  const flagged = byUser.filter((b) => b.failures >= LOGIN_ALERT_AT);
+  if (flagged.length === 0) return [];
+  const addresses = new Map<string, number>();
+  for (const { bucket } of await failedAttemptsByBucket(deps.db, `user-ip:${tenant}:`, since)) {
+    const user = bucket.slice(`user-ip:${tenant}:`.length).split('|')[0] ?? '';
+    addresses.set(user, (addresses.get(user) ?? 0) + 1);
+  }
+  const alerts: LoginAlert[] = [];
+  for (const b of flagged.sort((x, y) => y.failures - x.failures).slice(0, 20)) {
+    const user = b.bucket.slice(`user:${tenant}:`.length);
+    const { max, windowMs } = LOGIN_LIMITS.perUser;
+    const recent = await countAttempts(deps.db, b.bucket, now - windowMs, true);
+    const oldest =
+      recent >= max ? await oldestAttemptSince(deps.db, b.bucket, now - windowMs, true) : undefined;
+    alerts.push({
+      username: decodeURIComponent(user),
+      failedAttempts: b.failures,
+      addresses: addresses.get(user) ?? 0,
+      lastFailedAt: b.lastAt,
+      lockedUntil: oldest === undefined ? null : oldest + windowMs,
+    });
+  }
+  return alerts;
 }
 
 export async function resolveToken(

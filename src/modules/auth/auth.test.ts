@@ -17,7 +17,8 @@ forEachDialect('auth', (database) => {
     request(t.url, 'POST', '/api/auth/login', { json: body, headers });
 
   before(async () => {
-    t = await startTestApp(database.url, { env: { TOKEN_TTL_SECONDS: '600' } });
+    // X-Forwarded-For stands for the client addresses of the login limits.
+    t = await startTestApp(database.url, { env: { TOKEN_TTL_SECONDS: '600', TRUST_PROXY: 'true' } });
     farm = await makeTenant(t.database.db);
     other = await makeTenant(t.database.db);
   });
@@ -229,6 +230,87 @@ forEachDialect('auth', (database) => {
     t.clock.advance(60_000);
     const res = await login({ tenantcode: other.code, username: 'owner', password: other.owner.password });
     assert.equal(res.body.meta.status_code, 0);
+  });
+
+  it('locks out only the address a stranger guesses from, not the owner elsewhere', async () => {
+    t.clock.advance(3_600_000);
+    const fromStranger = { 'x-forwarded-for': '203.0.113.7' };
+    for (let i = 0; i < 10; i++) {
+      const res = await login({ tenantcode: farm.code, username: 'owner', password: 'guess' }, fromStranger);
+      assert.deepEqual(res.body, BAD_CREDENTIALS);
+    }
+    const stranger = await login(
+      { tenantcode: farm.code, username: 'owner', password: farm.owner.password },
+      fromStranger,
+    );
+    assert.equal(stranger.status, 429);
+    // The owner, from their own address, signs in as usual.
+    const owner = await login(
+      { tenantcode: farm.code, username: 'owner', password: farm.owner.password },
+      { 'x-forwarded-for': '198.51.100.20' },
+    );
+    assert.equal(owner.body.meta.status_code, 0, owner.text);
+  });
+
+  it('locks a username from every address after 100 failures spread over many addresses', async () => {
+    t.clock.advance(3_600_000);
+    const user = await makeUser(t.database.db, farm, 'staff');
+    for (let i = 0; i < 100; i++) {
+      const res = await login(
+        { tenantcode: farm.code, username: user.username, password: 'guess' },
+        { 'x-forwarded-for': `203.0.113.${i % 25}` },
+      );
+      assert.deepEqual(res.body, BAD_CREDENTIALS, `attempt ${i}`);
+    }
+    const fresh = await login(
+      { tenantcode: farm.code, username: user.username, password: user.password },
+      { 'x-forwarded-for': '198.51.100.99' },
+    );
+    assert.equal(fresh.status, 429);
+    t.clock.advance(15 * 60_000);
+    const later = await login(
+      { tenantcode: farm.code, username: user.username, password: user.password },
+      { 'x-forwarded-for': '198.51.100.99' },
+    );
+    assert.equal(later.body.meta.status_code, 0);
+  });
+
+  it('tells owners which accounts are under attack', async () => {
+    t.clock.advance(48 * 3_600_000); // earlier tests' failures are older than the notice's 24 hours
+    const ownerToken = await loginToken(t.url, farm.code, farm.owner);
+    const none = await client(t.url, ownerToken).get('/api/auth/login-alerts');
+    assert.deepEqual(none.body, { data: [] }, none.text);
+    for (let i = 0; i < 12; i++) {
+      await login(
+        { tenantcode: farm.code, username: 'owner', password: 'guess' },
+        { 'x-forwarded-for': `203.0.113.${i % 3}` },
+      );
+    }
+    // Another tenant's failures are not this tenant's business, nor are a few typos.
+    for (let i = 0; i < 12; i++)
+      await login({ tenantcode: other.code, username: 'owner', password: 'guess' });
+    for (let i = 0; i < 3; i++) await login({ tenantcode: farm.code, username: 'typo', password: 'guess' });
+    const alerts = await client(t.url, ownerToken).get('/api/auth/login-alerts');
+    assert.equal(alerts.status, 200);
+    assert.deepEqual(alerts.body, {
+      data: [
+        {
+          username: 'owner',
+          failed_attempts: 12,
+          addresses: 3,
+          last_failed_at: new Date(t.clock.now()).toISOString(),
+          locked_until: null,
+        },
+      ],
+    });
+    const staff = await makeUser(t.database.db, farm, 'staff');
+    const forStaff = await client(t.url, await loginToken(t.url, farm.code, staff)).get(
+      '/api/auth/login-alerts',
+    );
+    assert.equal(forStaff.status, 403);
+    t.clock.advance(24 * 3_600_000 + 1);
+    const later = client(t.url, await loginToken(t.url, farm.code, farm.owner));
+    assert.deepEqual((await later.get('/api/auth/login-alerts')).body, { data: [] });
   });
 
   it('never lets a token of one tenant see another tenant', async () => {
