@@ -163,6 +163,32 @@ forEachDialect('HTTP conventions', (database) => {
     assert.ok(!joined.includes(token));
   });
 
+  it('never writes a token into the log, however its parameter is spelled', async () => {
+    // Each of these authenticates: the query parser decodes the name to `token`.
+    for (const name of [
+      'token',
+      'tok%65n',
+      '%74oken',
+      '%74%6F%6B%65%6E',
+      '[token]',
+      '%5Btoken%5D',
+      '%5btoken%5d',
+    ]) {
+      logLines.length = 0;
+      const res = await request(t.url, 'GET', `/api/auth/me?page=1&${name}=${token}&x=1`);
+      assert.equal(res.status, 200, `${name}: ${res.text}`);
+      const joined = logLines.join('\n');
+      assert.ok(joined.includes('[redacted]'), `${name}: ${joined}`);
+      assert.ok(!joined.includes(token), `${name} leaked: ${joined}`);
+    }
+    // These do not authenticate, and are not logged either.
+    for (const name of ['token[]', 'token[0]', 'TOKEN', 'token%5B%5D']) {
+      logLines.length = 0;
+      await request(t.url, 'GET', `/api/auth/me?${name}=${token}`);
+      assert.ok(!logLines.join('\n').includes(token), `${name} leaked: ${logLines.join('\n')}`);
+    }
+  });
+
   it('/healthz and /readyz answer without a token', async () => {
     assert.deepEqual((await request(t.url, 'GET', '/healthz')).body, { status: 'ok' });
     assert.deepEqual((await request(t.url, 'GET', '/readyz')).body, { status: 'ready' });
