@@ -23,6 +23,7 @@ const load = {
   logging: () => import('./platform/http/logging.js'),
   secretKey: () => import('./platform/secret-key.js'),
   background: () => import('./platform/background.js'),
+  serveLock: () => import('./platform/db/serve-lock.js'),
   webhookWorker: () => import('./modules/webhooks/worker.js'),
   offlineSweeper: () => import('./modules/iot/offline-sweeper.js'),
 };
@@ -305,7 +306,7 @@ async function serve(args: string[]): Promise<number> {
 
   const config = (await load.config()).loadConfig();
   const [
-    { openDatabase },
+    { openDatabase, dialectOf },
     { migrateToLatest, pendingMigrations },
     { buildApp },
     { systemClock },
@@ -313,6 +314,11 @@ async function serve(args: string[]): Promise<number> {
   ] = await Promise.all([load.database(), load.migrate(), load.app(), load.clock(), load.logging()]);
   const { loadOrCreateSecretKey } = await load.secretKey();
   const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
+  const { takeSqliteServeLock } = await load.serveLock();
+  const serveLock =
+    dialectOf(config.databaseUrl) === 'sqlite'
+      ? takeSqliteServeLock(config.databaseUrl.slice('sqlite:'.length))
+      : undefined;
   const database = openDatabase(config.databaseUrl, { maxConnections: 10 });
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];
@@ -388,6 +394,7 @@ async function serve(args: string[]): Promise<number> {
     await stopAll(services);
     await app?.close();
     await database.close();
+    serveLock?.release();
     throw err;
   }
 
@@ -402,6 +409,7 @@ async function serve(args: string[]): Promise<number> {
   // Requests and deliveries in flight finish before the database closes.
   await Promise.all([app.close(), stopAll(services)]);
   await database.close();
+  serveLock?.release();
   return 0;
 }
 

@@ -106,6 +106,48 @@ describe('furrow CLI', () => {
   });
 });
 
+describe('a second furrow serve on one SQLite file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'furrow-second-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'furrow.db')}`, FURROW_SECRET_KEY: 'ab'.repeat(32) };
+
+  it('refuses to start, points to PostgreSQL, and leaves the first one serving', async () => {
+    const first = await startFurrow(['serve'], { env, timeoutMs: 60_000 });
+    try {
+      for (const role of ['all', 'worker', 'api']) {
+        // Without the refusal it would start and serve: killed after a while, its code is null.
+        const second = await runFurrow(['serve', '--role', role], { env, timeoutMs: 20_000 });
+        assert.equal(second.code, 1, second.stderr);
+        assert.match(second.stderr, /another "furrow serve" is already running on .*furrow\.db/);
+        assert.match(second.stderr, /use PostgreSQL/);
+      }
+      assert.equal((await request(first.url, 'GET', '/readyz')).status, 200);
+      // One-shot commands still work beside the running service.
+      const created = await runFurrow(
+        [
+          'tenant',
+          'create',
+          '--code',
+          'beside',
+          '--name',
+          'Beside',
+          '--owner',
+          'o',
+          '--password',
+          'long-enough-1',
+        ],
+        { env },
+      );
+      assert.equal(created.code, 0, created.stderr);
+    } finally {
+      // A killed process leaves no stale lock behind.
+      await first.stop('SIGKILL');
+    }
+    const next = await startFurrow(['serve'], { env, timeoutMs: 60_000 });
+    assert.equal(await next.stop(), 0);
+  });
+});
+
 forEachDialect('furrow CLI on a database', (database) => {
   const env = () => ({ DATABASE_URL: database.url, FURROW_SECRET_KEY: 'ab'.repeat(32) });
 

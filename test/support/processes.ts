@@ -12,10 +12,10 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `furrow ARGS` to completion. */
+/** Runs `furrow ARGS` to completion (killed after timeoutMs, default 120 s: then code is null). */
 export function runFurrow(
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [FURROW_BIN, ...args], {
@@ -31,8 +31,12 @@ export function runFurrow(
     child.stderr.on('data', (d) => {
       stderr += d;
     });
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
