@@ -22,12 +22,12 @@ import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 import { registerAuth } from './platform/http/auth.js';
 import { installErrorHandling } from './platform/http/error-handler.js';
+import { registerInputChecks } from './platform/http/input-checks.js';
 import {
   parseQueryString,
   registerFormBodyParser,
   registerJsonBodyParser,
 } from './platform/http/lenient-input.js';
-import { registerInputChecks } from './platform/http/input-checks.js';
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { DEFAULT_WEB_DIST_DIR, webScreenRoutes } from './platform/http/web-screen.js';
