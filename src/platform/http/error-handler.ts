@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { AppError, type FieldError } from '../errors.js';
 import { type MessageKey, translate } from '../i18n.js';
 import { sendError } from './error-shape.js';
+import { withInputProblems } from './input-checks.js';
 import { allowedMethods } from './method-not-allowed.js';
 
 interface AjvError {
@@ -33,7 +34,10 @@ export function installErrorHandling(app: FastifyInstance): void {
         reply,
         422,
         t(request, 'http.validation_failed'),
-        fieldErrorsFromAjv(fastifyError.validation, fastifyError.validationContext),
+        withInputProblems(
+          request,
+          fieldErrorsFromAjv(fastifyError.validation, fastifyError.validationContext),
+        ),
       );
     }
     const known = knownFastifyError(fastifyError, request);

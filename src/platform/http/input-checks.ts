@@ -117,21 +117,38 @@ function itemSchema(node: SchemaNode): SchemaNode | undefined {
   return undefined;
 }
 
-async function checkRequestInput(request: FastifyRequest): Promise<void> {
+/** Problems found before validation, reported with Ajv's own (or alone, when Ajv finds none). */
+const problemsOf = new WeakMap<FastifyRequest, FieldError[]>();
+
+async function findInputProblems(request: FastifyRequest): Promise<void> {
   const schema = request.routeOptions.schema as { querystring?: SchemaNode; body?: SchemaNode } | undefined;
   const errors = inputProblems(request.query, schema?.querystring, 'query');
   if (request.body !== undefined) errors.push(...inputProblems(request.body, schema?.body, 'body'));
-  if (errors.length > 0) throw validationFailed(errors.slice(0, MAX_REPORTED));
+  if (errors.length > 0) problemsOf.set(request, errors.slice(0, MAX_REPORTED));
+}
+
+async function refuseInputProblems(request: FastifyRequest): Promise<void> {
+  const problems = problemsOf.get(request);
+  if (problems) throw validationFailed(problems);
+}
+
+/** Ajv's field errors of a request with the problems found before validation first, one per field. */
+export function withInputProblems(request: FastifyRequest, ajvErrors: FieldError[]): FieldError[] {
+  const problems = problemsOf.get(request);
+  if (!problems) return ajvErrors;
+  const named = new Set(problems.map((p) => p.field));
+  return [...problems, ...ajvErrors.filter((e) => !named.has(e.field))];
 }
 
 /**
- * Adds the checks to every route as its last preValidation step, after the route's own steps (a
- * resource's field aliases are applied first, so `parent-id` is checked as `parent_id`).
+ * Adds the checks to every route: the search as its last preValidation step, after the route's own
+ * (a resource's field aliases are applied first, so `parent-id` is checked as `parent_id`), and the
+ * refusal as its first preHandler step, once Ajv has found nothing else to report.
  */
 export function registerInputChecks(app: FastifyInstance): void {
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.config?.ownTextChecks) return;
-    const own = route.preValidation;
-    route.preValidation = own === undefined ? [checkRequestInput] : [...[own].flat(), checkRequestInput];
+    route.preValidation = [...[route.preValidation ?? []].flat(), findInputProblems];
+    route.preHandler = [refuseInputProblems, ...[route.preHandler ?? []].flat()];
   });
 }
