@@ -45,6 +45,8 @@ const en = {
   'field.too_deep': 'is nested too deeply (at most {limit} levels)',
   'field.not_null': 'must not be null',
   'field.text': 'must be text without NUL characters or unpaired surrogates',
+  'field.page_too_large':
+    'makes a page larger than {megabytes} MB; ask for at most {fits} records per page here',
   // IoT and harvest
   'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
@@ -104,6 +106,8 @@ const vi: Record<MessageKey, string> = {
   'field.too_deep': 'lồng nhau quá sâu (tối đa {limit} cấp)',
   'field.not_null': 'không được là null',
   'field.text': 'phải là văn bản không chứa ký tự NUL hay nửa cặp surrogate',
+  'field.page_too_large':
+    'làm một trang lớn hơn {megabytes} MB; hãy lấy tối đa {fits} bản ghi mỗi trang ở đây',
   // IoT and harvest
   'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',

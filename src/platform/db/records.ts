@@ -10,6 +10,7 @@ import {
   type SqlBool,
   sql,
 } from 'kysely';
+import { type AppError, validationFailed } from '../errors.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Database, Db } from './types.js';
@@ -29,6 +30,42 @@ export type Filter = (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
 
 /** A filtered list counts its matches up to this many; past it, its total is not given. */
 export const COUNT_LIMIT = 10_000;
+
+/**
+ * The most text one page may hold, in characters of its rows' text columns (about the bytes of its
+ * answer). A page asking for more rows than fit is a 422 that says how many do fit, so a few huge
+ * records cannot make one answer, or a handful of concurrent ones, exhaust the process's memory.
+ */
+export const MAX_PAGE_TEXT = 8 * 1024 * 1024;
+/** A larger page reads its rows this many at a time, stopping as soon as the page is too large. */
+export const ROWS_PER_READ = 25;
+
+/** A 422 naming pageLimit: the page holds more than MAX_PAGE_TEXT; `fits` rows would not. */
+export function pageTooLarge(fits: number): AppError {
+  return validationFailed([
+    {
+      field: 'pageLimit',
+      message: 'field.page_too_large',
+      params: { megabytes: MAX_PAGE_TEXT / 1024 / 1024, fits: Math.max(1, fits) },
+    },
+  ]);
+}
+
+/**
+ * Counts the text of a page's rows as they are read and throws pageTooLarge past MAX_PAGE_TEXT.
+ * The row read past the page (which tells whether a next page exists) is not counted.
+ */
+class PageBudget {
+  private chars = 0;
+  private counted = 0;
+  constructor(private readonly pageRows: number) {}
+  take(row: object): void {
+    if (this.counted >= this.pageRows) return;
+    for (const value of Object.values(row)) if (typeof value === 'string') this.chars += value.length;
+    if (this.chars > MAX_PAGE_TEXT) throw pageTooLarge(this.counted);
+    this.counted += 1;
+  }
+}
 
 export interface PageOf<R> {
   rows: R[];
@@ -112,6 +149,28 @@ function livePageQuery(table: RecordTable) {
   return query;
 }
 
+const livePageIdsQueries = new Map<
+  RecordTable,
+  PreparedQuery<{ tenantId: number; limit: number; offset: number }, unknown>
+>();
+
+/** The ids of a page of live rows, newest first, from the tenant's (tenant_id, id) index. */
+function livePageIdsQuery(table: RecordTable) {
+  let query = livePageIdsQueries.get(table);
+  if (query === undefined) {
+    query = preparedQuery((db, p: { tenantId: number; limit: number; offset: number }) =>
+      (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+        .select(`${table}.id`)
+        .where(`${table}.deleted_at`, 'is', null)
+        .orderBy(`${table}.id`, 'desc')
+        .limit(p.limit)
+        .offset(p.offset),
+    );
+    livePageIdsQueries.set(table, query);
+  }
+  return query;
+}
+
 /** A filter on a range of an indexed column, whose matches are better sorted than walked in id order. */
 export type RangeFilter = Filter & { sortsMatches?: boolean };
 
@@ -132,11 +191,16 @@ export async function listLive<T extends RecordTable>(
 ): Promise<PageOf<Selectable<Database[T]>>> {
   type Row = Selectable<Database[T]>;
   if (filters.length === 0) {
-    const query = livePageQuery(table);
     return pageOf(
       page,
-      async (limit, offset) =>
-        (await query.all(scope.db, { tenantId: scope.tenantId, limit, offset })) as Row[],
+      async (limit, offset) => {
+        const params = { tenantId: scope.tenantId, limit, offset };
+        if (limit <= ROWS_PER_READ) {
+          return withinBudget((await livePageQuery(table).all(scope.db, params)) as Row[], limit - 1);
+        }
+        const ids = (await livePageIdsQuery(table).all(scope.db, params)) as Array<{ id: number }>;
+        return readInParts(scope, table, ids, limit - 1);
+      },
       () => liveCount(scope, table),
     );
   }
@@ -152,22 +216,55 @@ export async function listLive<T extends RecordTable>(
   const sortMatches = filters.some((filter) => (filter as RangeFilter).sortsMatches === true);
   const newestFirst = (q: any) =>
     sortMatches ? q.orderBy(sql`${sql.ref(`${table}.id`)} + 0`, 'desc') : q.orderBy(`${table}.id`, 'desc');
+  const pageIds = (limit: number, offset: number) =>
+    newestFirst(matching().select(`${table}.id`))
+      .limit(limit)
+      .offset(offset);
   return pageOf(
     page,
-    (limit, offset) =>
-      (selectScoped(scope, table) as any)
-        .selectAll()
-        .where(
-          `${table}.id`,
-          'in',
-          newestFirst(matching().select(`${table}.id`))
-            .limit(limit)
-            .offset(offset),
-        )
-        .orderBy(`${table}.id`, 'desc')
-        .execute(),
+    async (limit, offset) => {
+      if (limit > ROWS_PER_READ) {
+        return readInParts(scope, table, await pageIds(limit, offset).execute(), limit - 1);
+      }
+      return withinBudget(
+        (await (selectScoped(scope, table) as any)
+          .selectAll()
+          .where(`${table}.id`, 'in', pageIds(limit, offset))
+          .orderBy(`${table}.id`, 'desc')
+          .execute()) as Row[],
+        limit - 1,
+      );
+    },
     () => countUpTo(scope.db, matching().select(sql.lit(1).as('one'))),
   );
+}
+
+function withinBudget<R extends object>(rows: R[], pageRows: number): R[] {
+  const budget = new PageBudget(pageRows);
+  for (const row of rows) budget.take(row);
+  return rows;
+}
+
+/** A page's rows by their ids (in that order), ROWS_PER_READ at a time, within MAX_PAGE_TEXT. */
+async function readInParts<T extends RecordTable>(
+  scope: Scope,
+  table: T,
+  ids: ReadonlyArray<{ id: number }>,
+  pageRows: number,
+): Promise<Selectable<Database[T]>[]> {
+  const rows: Selectable<Database[T]>[] = [];
+  const budget = new PageBudget(pageRows);
+  for (let start = 0; start < ids.length; start += ROWS_PER_READ) {
+    const part = ids.slice(start, start + ROWS_PER_READ).map((r) => r.id);
+    const byId = await findByIds(scope, table, part);
+    for (const id of part) {
+      const row = byId.get(id);
+      if (row === undefined) continue;
+      budget.take(row as object);
+      rows.push(row);
+    }
+  }
+  return rows;
 }
 
 const liveByIdQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; id: number }, unknown>>();
