@@ -50,6 +50,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client that never finishes its headers or its body is answered 408 and disconnected: held
+    // connections would otherwise pile up until the process runs out of file descriptors.
+    requestTimeout: deps.config.httpRequestTimeoutMs,
+    http: {
+      headersTimeout: deps.config.httpHeadersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(5_000, deps.config.httpHeadersTimeoutMs / 2)),
+    },
     trustProxy: deps.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
     requestIdHeader: false,
@@ -67,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.server.maxConnections = deps.config.httpMaxConnections;
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

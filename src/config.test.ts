@@ -21,6 +21,30 @@ describe('config', () => {
     assert.ok(Object.isFrozen(config));
   });
 
+  it('bounds slow clients by default and reads the HTTP limits', () => {
+    const defaults = loadConfig({});
+    assert.equal(defaults.httpHeadersTimeoutMs, 10_000);
+    assert.equal(defaults.httpRequestTimeoutMs, 30_000);
+    assert.equal(defaults.httpMaxConnections, 10_000);
+    const set = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '2000',
+      HTTP_REQUEST_TIMEOUT_MS: '5000',
+      HTTP_MAX_CONNECTIONS: '500',
+    });
+    assert.deepEqual(
+      [set.httpHeadersTimeoutMs, set.httpRequestTimeoutMs, set.httpMaxConnections],
+      [2000, 5000, 500],
+    );
+    assert.throws(
+      () => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '9000', HTTP_REQUEST_TIMEOUT_MS: '5000' }),
+      /HTTP_HEADERS_TIMEOUT_MS: 9000 is longer than HTTP_REQUEST_TIMEOUT_MS/,
+    );
+    assert.throws(
+      () => loadConfig({ HTTP_MAX_CONNECTIONS: '0' }),
+      /HTTP_MAX_CONNECTIONS: "0" is out of range/,
+    );
+  });
+
   it('reads every variable', () => {
     const key = Buffer.alloc(32, 7);
     const config = loadConfig({

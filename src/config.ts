@@ -17,6 +17,11 @@ export interface Config {
   readonly dataDir: string;
   /** Fastify's trustProxy: false, true, or the proxy addresses/CIDRs whose X-Forwarded-For is believed. */
   readonly trustProxy: boolean | string[];
+  /** A request's headers must arrive within this, and the whole request (body too) within the next. */
+  readonly httpHeadersTimeoutMs: number;
+  readonly httpRequestTimeoutMs: number;
+  /** Open connections one process accepts; past it new ones are closed at once. */
+  readonly httpMaxConnections: number;
 }
 
 export class ConfigError extends Error {
@@ -73,7 +78,24 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     dataDir: read('FURROW_DATA_DIR', './data', (raw) => raw),
     trustProxy: read('TRUST_PROXY', false as boolean | string[], parseTrustProxy),
+    httpHeadersTimeoutMs: read('HTTP_HEADERS_TIMEOUT_MS', 10_000, (raw) =>
+      parseInteger(raw, 100, 600_000, 'milliseconds from 100 to 600000'),
+    ),
+    httpRequestTimeoutMs: read('HTTP_REQUEST_TIMEOUT_MS', 30_000, (raw) =>
+      parseInteger(raw, 100, 3_600_000, 'milliseconds from 100 to 3600000'),
+    ),
+    httpMaxConnections: read('HTTP_MAX_CONNECTIONS', 10_000, (raw) =>
+      parseInteger(raw, 1, 1_000_000, 'a number of connections from 1 to 1000000'),
+    ),
   };
+  if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
+    errors.push(
+      new ConfigError(
+        'HTTP_HEADERS_TIMEOUT_MS',
+        `${config.httpHeadersTimeoutMs} is longer than HTTP_REQUEST_TIMEOUT_MS (${config.httpRequestTimeoutMs}); the headers are part of the request`,
+      ),
+    );
+  }
 
   if (errors.length > 0) throw new AggregateConfigError(errors);
   return Object.freeze(config);
