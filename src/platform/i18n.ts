@@ -54,6 +54,7 @@ const en = {
   'harvest.already_confirmed': 'This harvest batch is already confirmed',
   // Webhooks
   'webhook.url.invalid': 'is not a valid URL',
+  'webhook.url.whitespace': 'must not contain spaces or control characters (percent-encode them, e.g. %20)',
   'webhook.url.https_required': 'must use https',
   'webhook.url.credentials': 'must not contain a user name or password',
   'webhook.url.unresolvable': 'names a host that does not resolve ({host})',
@@ -115,6 +116,7 @@ const vi: Record<MessageKey, string> = {
   'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
   // Webhooks
   'webhook.url.invalid': 'không phải URL hợp lệ',
+  'webhook.url.whitespace': 'không được chứa khoảng trắng hay ký tự điều khiển (hãy mã hóa, ví dụ %20)',
   'webhook.url.https_required': 'phải dùng https',
   'webhook.url.credentials': 'không được chứa tên đăng nhập hoặc mật khẩu',
   'webhook.url.unresolvable': 'có tên máy chủ không phân giải được ({host})',

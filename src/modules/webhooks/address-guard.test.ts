@@ -44,6 +44,10 @@ describe('public-address rule', () => {
       key: 'webhook.url.invalid',
       params: {},
     });
+    assert.deepEqual(await checkReceivingUrl('https://93.184.215.14/a\r\nb', none, noDns), {
+      key: 'webhook.url.whitespace',
+      params: {},
+    });
     assert.deepEqual(await checkReceivingUrl('https://hooks.invalid/x', none, noDns), {
       key: 'webhook.url.unresolvable',
       params: { host: 'hooks.invalid' },

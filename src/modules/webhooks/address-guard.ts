@@ -158,6 +158,9 @@ export function urlShapeProblem(raw: string): UrlProblem | null {
   } catch {
     return { key: 'webhook.url.invalid', params: {} };
   }
+  // The URL parser drops tabs and line breaks inside a URL and trims it: what was stored would not
+  // be what is dialled. Such a URL is refused rather than silently changed.
+  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return { key: 'webhook.url.whitespace', params: {} };
   if (url.protocol !== 'https:') return { key: 'webhook.url.https_required', params: {} };
   if (url.username !== '' || url.password !== '') return { key: 'webhook.url.credentials', params: {} };
   if (url.hostname === '') return { key: 'webhook.url.invalid', params: {} };

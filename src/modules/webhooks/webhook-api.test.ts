@@ -134,6 +134,34 @@ forEachDialect('webhook management API', (database) => {
     assert.equal(change.status, 422);
   });
 
+  it('refuses a URL with spaces or control characters rather than storing what it would not dial', async () => {
+    for (const url of [
+      'https://93.184.215.14/a b',
+      'https://93.184.215.14/a\r\nX-Injected: 1',
+      'https://93.184.215.14/\tpath',
+      'https://93.184.215.14/\u0085',
+    ]) {
+      const res = await create({ url });
+      assert.equal(res.status, 422, JSON.stringify(url));
+      assert.deepEqual(res.body[0].meta.errors, [
+        {
+          field: 'url',
+          message: 'url must not contain spaces or control characters (percent-encode them, e.g. %20)',
+        },
+      ]);
+    }
+    // Spaces around the URL are trimmed before it is checked and stored.
+    const padded = await create({ url: ' https://93.184.215.14/hook\n' });
+    assert.equal(padded.body.data.url, 'https://93.184.215.14/hook');
+    const encoded = await create({ url: 'https://93.184.215.14/a%20b' });
+    assert.equal(encoded.status, 201);
+    assert.equal(encoded.body.data.url, 'https://93.184.215.14/a%20b');
+    const change = await owner.put(`/api/webhooks/${encoded.body.data.id}`, {
+      json: { url: 'https://93.184.215.14/a\r\nb' },
+    });
+    assert.equal(change.status, 422);
+  });
+
   it('is owner-only: staff get 403', async () => {
     const ep = (await create()).body.data;
     for (const res of await Promise.all([
