@@ -12,6 +12,7 @@ import {
 import { EndpointDetail } from './components/EndpointDetail';
 import { EndpointForm } from './components/EndpointForm';
 import { Header } from './components/Header';
+import { LoginAlerts } from './components/LoginAlerts';
 import { SignIn } from './components/SignIn';
 import { StaffNotice } from './components/StaffNotice';
 import { WebhookList } from './components/WebhookList';
@@ -239,6 +240,7 @@ function SignedIn({ session, onExpired }: { session: Session; onExpired: () => v
           </p>
         )}
       </div>
+      {session.user.role === 'owner' && <LoginAlerts />}
       {page}
     </SessionContext.Provider>
   );

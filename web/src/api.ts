@@ -178,6 +178,15 @@ export async function login(
   };
 }
 
+/** A username of the tenant with many failed sign-ins (owners only). */
+export interface LoginAlert {
+  username: string;
+  failed_attempts: number;
+  addresses: number;
+  last_failed_at: string;
+  locked_until: string | null;
+}
+
 /** An API bound to a session and a language. */
 export function apiFor(session: Session, language: Language) {
   const base = { token: session.token, language };
@@ -186,6 +195,7 @@ export function apiFor(session: Session, language: Language) {
     logout: () => call('POST', '/api/auth/logout', base),
     me: async () =>
       one<{ user: Session['user']; tenant: Session['tenant'] }>(await call('GET', '/api/auth/me', base)),
+    loginAlerts: async () => many<LoginAlert>(await call('GET', '/api/auth/login-alerts', base)),
     listEndpoints: async () => many<Endpoint>(await call('GET', '/api/webhooks', base)),
     getEndpoint: async (id: string) => one<Endpoint>(await call('GET', webhook(id), base)),
     createEndpoint: async (input: EndpointInput) =>

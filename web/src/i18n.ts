@@ -177,6 +177,15 @@ const en = {
   'log.body': 'Body',
   'log.header_name': 'Header',
   'log.header_value': 'Value',
+
+  'attack.title': 'Someone may be trying to guess a password',
+  'attack.line_one': '"{username}": {n} failed sign-in in the last 24 hours, {from}, last at {time}.',
+  'attack.line_other': '"{username}": {n} failed sign-ins in the last 24 hours, {from}, last at {time}.',
+  'attack.from_one': 'from {n} address',
+  'attack.from_other': 'from {n} addresses',
+  'attack.locked': 'Sign-ins to this account are paused for everyone until {time}.',
+  'attack.advice':
+    'Each address is stopped after 10 wrong passwords in 15 minutes, so your own sign-in keeps working. If you do not know these attempts, choose a long password for these accounts.',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -352,6 +361,15 @@ const vi: Record<MessageKey, string> = {
   'log.body': 'Nội dung',
   'log.header_name': 'Header',
   'log.header_value': 'Giá trị',
+
+  'attack.title': 'Có thể ai đó đang đoán mật khẩu',
+  'attack.line_one': '"{username}": {n} lần đăng nhập sai trong 24 giờ qua, {from}, lần cuối lúc {time}.',
+  'attack.line_other': '"{username}": {n} lần đăng nhập sai trong 24 giờ qua, {from}, lần cuối lúc {time}.',
+  'attack.from_one': 'từ {n} địa chỉ',
+  'attack.from_other': 'từ {n} địa chỉ',
+  'attack.locked': 'Tài khoản này tạm dừng đăng nhập với mọi người đến {time}.',
+  'attack.advice':
+    'Mỗi địa chỉ bị chặn sau 10 lần sai mật khẩu trong 15 phút, nên bạn vẫn đăng nhập được bình thường. Nếu bạn không biết những lần thử này, hãy đặt mật khẩu dài cho các tài khoản đó.',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };
