@@ -139,9 +139,10 @@ function requireOption(values: Record<string, unknown>, name: string, help: stri
   return value;
 }
 
+/** The database for a command; these migrate first, so statements may take as long as they need. */
 async function withDatabase<R>(config: Config, fn: (database: DatabaseHandle) => Promise<R>): Promise<R> {
-  const { openDatabase } = await load.database();
-  const database = openDatabase(config.databaseUrl);
+  const { openDatabase, bulkWorkTimeouts } = await load.database();
+  const database = openDatabase(config.databaseUrl, { timeouts: bulkWorkTimeouts(config.databaseTimeouts) });
   try {
     return await fn(database);
   } finally {
@@ -305,7 +306,7 @@ async function serve(args: string[]): Promise<number> {
 
   const config = (await load.config()).loadConfig();
   const [
-    { openDatabase },
+    { openDatabase, bulkWorkTimeouts },
     { migrateToLatest, pendingMigrations },
     { buildApp },
     { systemClock },
@@ -313,13 +314,26 @@ async function serve(args: string[]): Promise<number> {
   ] = await Promise.all([load.database(), load.migrate(), load.app(), load.clock(), load.logging()]);
   const { loadOrCreateSecretKey } = await load.secretKey();
   const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-  const database = openDatabase(config.databaseUrl, { maxConnections: 10 });
+  const database = openDatabase(config.databaseUrl, {
+    maxConnections: 10,
+    timeouts: config.databaseTimeouts,
+  });
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];
   let app: FastifyInstance | undefined;
   try {
-    if (database.dialect === 'sqlite' || values.migrate) {
+    if (database.dialect === 'sqlite') {
       await migrateToLatest(database.db);
+    } else if (values.migrate) {
+      // On a pool of its own, without the statement timeouts that serving uses.
+      const migrating = openDatabase(config.databaseUrl, {
+        timeouts: bulkWorkTimeouts(config.databaseTimeouts),
+      });
+      try {
+        await migrateToLatest(migrating.db);
+      } finally {
+        await migrating.close();
+      }
     } else {
       const pending = await pendingMigrations(database.db);
       if (pending.length > 0) {
