@@ -11,6 +11,7 @@ import type { DatabaseHandle } from './platform/db/database.js';
 const load = {
   config: () => import('./config.js'),
   database: () => import('./platform/db/database.js'),
+  unavailable: () => import('./platform/db/unavailable.js'),
   migrate: () => import('./platform/db/migrate.js'),
   tenants: () => import('./modules/tenants/tenant.repository.js'),
   tenantService: () => import('./modules/tenants/tenant.service.js'),
@@ -392,6 +393,15 @@ async function serve(args: string[]): Promise<number> {
       await app.ready();
     }
     await startAll(services);
+    const { isDatabaseUnavailable } = await load.unavailable();
+    const log = app.log;
+    // The database going away must not end the process. Every path handles it; should a promise
+    // of one still fail unobserved, it is logged and the process keeps serving. Any other unhandled
+    // rejection still ends it, as Node does by default.
+    process.on('unhandledRejection', (reason) => {
+      if (!isDatabaseUnavailable(reason)) throw reason;
+      log.error({ err: (reason as Error).message }, 'a database error was not handled');
+    });
     app.log.info(
       { role, database: database.dialect },
       role === 'worker'
