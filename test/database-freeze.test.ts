@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { TEST_SECRET_KEY_HEX } from './support/app.js';
 import { loginToken } from './support/factories.js';
-import { type PgCluster, startPgCluster } from './support/pg-cluster.js';
+import { type PgCluster, pgClusterSkip, startPgCluster } from './support/pg-cluster.js';
 import { runFurrow, type ServerProcess, startFurrow } from './support/processes.js';
 
 const OWNER_PASSWORD = 'freeze-owner-pw';
@@ -43,7 +43,7 @@ async function timed(what: string, url: string, init: RequestInit = {}): Promise
   }
 }
 
-describe('PostgreSQL frozen', () => {
+describe('PostgreSQL frozen', { skip: pgClusterSkip }, () => {
   let cluster: PgCluster | undefined;
   let server: ServerProcess | undefined;
   after(async () => {

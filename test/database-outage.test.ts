@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { TEST_SECRET_KEY_HEX } from './support/app.js';
 import { loginToken } from './support/factories.js';
-import { type PgCluster, startPgCluster } from './support/pg-cluster.js';
+import { type PgCluster, pgClusterSkip, startPgCluster } from './support/pg-cluster.js';
 import { runFurrow, type ServerProcess, startFurrow, startFurrowWorker } from './support/processes.js';
 import { type Receiver, startReceiver } from './support/webhook-receiver.js';
 
@@ -88,7 +88,7 @@ function assertErrorShape503(answer: { status: number; body: any; retryAfter: st
   assert.match(answer.retryAfter ?? '', /^\d+$/, `${what}: Retry-After`);
 }
 
-describe('PostgreSQL stopped and started again under load', () => {
+describe('PostgreSQL stopped and started again under load', { skip: pgClusterSkip }, () => {
   let cluster: PgCluster | undefined;
   let receiver: Receiver | undefined;
   const processes: ServerProcess[] = [];

@@ -1,7 +1,8 @@
 // A PostgreSQL cluster of a test's own, for tests that stop, restart or freeze the database: the
-// shared server at 127.0.0.1:5432 is never touched. The binaries run as the `postgres` user (the
-// tests run as root), the data lives in a temporary folder, and the cluster is killed and removed
-// when the test process ends, whatever happened.
+// shared server at 127.0.0.1:5432 is never touched. The server binaries (FURROW_TEST_PG_BIN, else
+// the newest /usr/lib/postgresql/*/bin) run as the `postgres` user when the tests run as root, the
+// data lives in a temporary folder, and the cluster is killed and removed when the test process
+// ends, whatever happened.
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,44 @@ import pg from 'pg';
 import { freePort } from './processes.js';
 
 const run = promisify(execFile);
-export const PG_BIN = process.env.FURROW_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+
+function findServerBinaries(): string | undefined {
+  if (process.env.FURROW_TEST_PG_BIN) return process.env.FURROW_TEST_PG_BIN;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  return versions[0] === undefined ? undefined : join(root, versions[0], 'bin');
+}
+
+export const PG_BIN = findServerBinaries();
+
+/** Why no cluster can be started here, or undefined. */
+function clusterProblem(): string | undefined {
+  if (PG_BIN === undefined || !existsSync(join(PG_BIN, 'initdb')))
+    return 'no PostgreSQL server binaries (set FURROW_TEST_PG_BIN to the folder of initdb and pg_ctl)';
+  if (process.getuid?.() === 0) {
+    try {
+      execFileSync('id', ['-u', 'postgres'], { stdio: 'ignore' });
+    } catch {
+      return 'running as root and there is no postgres user to run the server as';
+    }
+  }
+  return undefined;
+}
+
+const problem = clusterProblem();
+if (problem && !IN_CI) {
+  process.stderr.write(
+    `\n!!! ${problem}.\n!!! The tests that stop or freeze a PostgreSQL cluster of their own are SKIPPED. CI runs them.\n\n`,
+  );
+}
+
+/** The `skip` option of a suite that needs a cluster of its own: skipped only outside CI. */
+export const pgClusterSkip: string | false = problem && !IN_CI ? problem : false;
 
 export interface PgCluster {
   readonly port: number;
@@ -74,11 +112,16 @@ function postgresIds(): { uid: number; gid: number } {
 
 /** initdb and start a cluster on a free port of 127.0.0.1. */
 export async function startPgCluster(): Promise<PgCluster> {
+  if (problem) throw new Error(`cannot start a PostgreSQL cluster: ${problem}`);
   const dir = mkdtempSync(join(tmpdir(), 'furrow-pg-'));
   const data = join(dir, 'data');
   const log = join(dir, 'server.log');
-  const { uid, gid } = postgresIds();
-  chownSync(dir, uid, gid);
+  // initdb refuses to run as root: as root, the server runs as postgres and owns the folder.
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+  }
   let frozen: number[] = [];
   const pid = (): number | undefined => {
     try {
@@ -90,8 +133,12 @@ export async function startPgCluster(): Promise<PgCluster> {
   };
   const entry = { dir, pid };
   clusters.add(entry);
-  const asPostgres = (binary: string, args: string[]) =>
-    run('runuser', ['-u', 'postgres', '--', join(PG_BIN, binary), ...args], { cwd: dir, timeout: 60_000 });
+  const asPostgres = (binary: string, args: string[]) => {
+    const command = join(PG_BIN!, binary);
+    return asRoot
+      ? run('runuser', ['-u', 'postgres', '--', command, ...args], { cwd: dir, timeout: 60_000 })
+      : run(command, args, { cwd: dir, timeout: 60_000 });
+  };
 
   const port = await freePort();
   const serverOptions = [
