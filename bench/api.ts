@@ -2,7 +2,7 @@
 // IoT ingestion, and the peak memory of the API process, on one dialect.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { openDatabase } from '../src/platform/db/database.js';
+import { bulkWorkTimeouts, openDatabase } from '../src/platform/db/database.js';
 import type { DialectName } from '../src/platform/db/types.js';
 import { freePort } from '../test/support/processes.js';
 import type { Figure, Settings } from './figures.js';
@@ -101,7 +101,7 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
     const api = await login(server.url);
     // Enough rows for the list to page and the date filter to fill a page.
     const { tenantId, ownerId } = await tenantIds(deployment.databaseUrl);
-    const handle = openDatabase(deployment.databaseUrl, { maxConnections: 2 });
+    const handle = openDatabase(deployment.databaseUrl, { maxConnections: 2, timeouts: bulkWorkTimeouts() });
     await seedCrops(handle.db, tenantId, 0, settings.apiRows);
     await seedTasks(handle.db, tenantId, ownerId, 0, settings.apiRows);
     await handle.close();

@@ -1,6 +1,6 @@
 // Reads as the tenant grows: the same reads with 10 k, 100 k and 1 M crops and tasks in the tenant
 // (and as many in another tenant), each against the same read at the first scale, in one run.
-import { openDatabase } from '../src/platform/db/database.js';
+import { bulkWorkTimeouts, openDatabase } from '../src/platform/db/database.js';
 import type { DialectName } from '../src/platform/db/types.js';
 import type { Figure, Settings } from './figures.js';
 import { deploy, login, tenantIds } from './lib/furrow.js';
@@ -78,7 +78,7 @@ export async function benchGrowth(dialect: DialectName, settings: Settings): Pro
       'load generator': ownCpuSeconds,
       ...(dialect === 'postgres' ? { postgres: postgresCpuSeconds } : {}),
     };
-    const handle = openDatabase(deployment.databaseUrl, { maxConnections: 2 });
+    const handle = openDatabase(deployment.databaseUrl, { maxConnections: 2, timeouts: bulkWorkTimeouts() });
     const baseline = new Map<string, number>();
     let seeded = 0;
     try {

@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   const core = { db, clock: deps.clock, config: deps.config };
-  await app.register(healthRoutes, { deps: { db } });
+  await app.register(healthRoutes, { deps: { database: deps.database } });
   await app.register(authRoutes, { deps: core });
   await app.register(webhookRoutes, { deps: { ...core, secretKey: deps.secretKey } });
   await app.register(webScreenRoutes, { distDir: deps.webDistDir ?? DEFAULT_WEB_DIST_DIR });

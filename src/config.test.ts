@@ -18,7 +18,13 @@ describe('config', () => {
     assert.deepEqual(config.webhookAllowPrivateHosts, []);
     assert.equal(config.webhookCaFile, undefined);
     assert.equal(config.iotSweepIntervalMs, 15000);
+    assert.deepEqual(config.databaseTimeouts, {
+      connectMs: 5000,
+      statementMs: 10_000,
+      idleInTransactionMs: 30_000,
+    });
     assert.ok(Object.isFrozen(config));
+    assert.ok(Object.isFrozen(config.databaseTimeouts));
   });
 
   it('bounds slow clients by default and reads the HTTP limits', () => {
@@ -58,6 +64,9 @@ describe('config', () => {
       WEBHOOK_ALLOW_PRIVATE_HOSTS: 'receiver.local, 10.0.0.0/8,::1',
       WEBHOOK_CA_FILE: '/etc/furrow/ca.pem',
       IOT_SWEEP_INTERVAL_MS: '50',
+      DATABASE_CONNECT_TIMEOUT_MS: '1500',
+      DATABASE_STATEMENT_TIMEOUT_MS: '0',
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '60000',
     });
     assert.equal(config.port, 8080);
     assert.equal(config.host, '0.0.0.0');
@@ -69,6 +78,11 @@ describe('config', () => {
     assert.deepEqual(config.webhookAllowPrivateHosts, ['receiver.local', '10.0.0.0/8', '::1']);
     assert.equal(config.webhookCaFile, '/etc/furrow/ca.pem');
     assert.equal(config.iotSweepIntervalMs, 50);
+    assert.deepEqual(config.databaseTimeouts, {
+      connectMs: 1500,
+      statementMs: 0,
+      idleInTransactionMs: 60_000,
+    });
   });
 
   it('accepts a hex secret key', () => {
@@ -90,6 +104,18 @@ describe('config', () => {
     ],
     ['IOT_SWEEP_INTERVAL_MS', '0', /IOT_SWEEP_INTERVAL_MS: .*out of range/],
     ['HOST', 'bad host!', /HOST: "bad host!" is not an IP address/],
+    [
+      'DATABASE_CONNECT_TIMEOUT_MS',
+      '0',
+      /DATABASE_CONNECT_TIMEOUT_MS: .*out of range; expected milliseconds/,
+    ],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '5s', /DATABASE_CONNECT_TIMEOUT_MS: "5s" is not milliseconds/],
+    [
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      '50',
+      /DATABASE_STATEMENT_TIMEOUT_MS: .*out of range; expected milliseconds from 100 to 3600000, or 0 for no limit/,
+    ],
+    ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'never', /DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "never"/],
   ];
   for (const [variable, value, message] of bad) {
     it(`rejects ${variable}=${value} with a message naming the variable`, () => {

@@ -1,10 +1,13 @@
 // The only reader of process.env: every setting is parsed and validated here, once, at start.
 import { isIP } from 'node:net';
+import type { PostgresTimeouts } from './platform/db/postgres-pool.js';
 
 export interface Config {
   readonly port: number;
   readonly host: string;
   readonly databaseUrl: string;
+  /** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS (PostgreSQL). */
+  readonly databaseTimeouts: PostgresTimeouts;
   /** 32-byte key from FURROW_SECRET_KEY; undefined means "use or create the key file under ./data/". */
   readonly secretKey: Buffer | undefined;
   readonly tokenTtlSeconds: number;
@@ -36,6 +39,13 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** PostgreSQL timeouts when the environment does not set them. */
+export const DEFAULT_DATABASE_TIMEOUTS: PostgresTimeouts = Object.freeze({
+  connectMs: 5000,
+  statementMs: 10_000,
+  idleInTransactionMs: 30_000,
+});
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -55,6 +65,19 @@ export function loadConfig(env: Env = process.env): Config {
     port: read('PORT', 3000, (raw) => parseInteger(raw, 0, 65535, 'a port number from 0 to 65535')),
     host: read('HOST', '127.0.0.1', parseHost),
     databaseUrl: read('DATABASE_URL', 'sqlite:./data/furrow.db', parseDatabaseUrl),
+    databaseTimeouts: Object.freeze({
+      connectMs: read('DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.connectMs, (raw) =>
+        parseInteger(raw, 100, 600_000, 'milliseconds from 100 to 600000'),
+      ),
+      statementMs: read('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_TIMEOUTS.statementMs, (raw) =>
+        parseLimit(raw, 100, 3_600_000),
+      ),
+      idleInTransactionMs: read(
+        'DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS',
+        DEFAULT_DATABASE_TIMEOUTS.idleInTransactionMs,
+        (raw) => parseLimit(raw, 1000, 3_600_000),
+      ),
+    }),
     secretKey: read('FURROW_SECRET_KEY', undefined, parseSecretKey),
     tokenTtlSeconds: read('TOKEN_TTL_SECONDS', 36000, (raw) =>
       parseInteger(raw, 60, 31_536_000, 'a number of seconds from 60 to 31536000 (one year)'),
@@ -113,6 +136,12 @@ function parseInteger(raw: string, min: number, max: number, what: string): numb
   const value = Number(raw);
   if (value < min || value > max) throw new Error(`"${raw}" is out of range; expected ${what}`);
   return value;
+}
+
+/** Milliseconds within [min, max], or 0 for no limit. */
+function parseLimit(raw: string, min: number, max: number): number {
+  const what = `milliseconds from ${min} to ${max}, or 0 for no limit`;
+  return raw === '0' ? 0 : parseInteger(raw, min, max, what);
 }
 
 function parseHost(raw: string): string {

@@ -11,6 +11,7 @@ import type { DatabaseHandle } from './platform/db/database.js';
 const load = {
   config: () => import('./config.js'),
   database: () => import('./platform/db/database.js'),
+  unavailable: () => import('./platform/db/unavailable.js'),
   migrate: () => import('./platform/db/migrate.js'),
   tenants: () => import('./modules/tenants/tenant.repository.js'),
   tenantService: () => import('./modules/tenants/tenant.service.js'),
@@ -140,9 +141,10 @@ function requireOption(values: Record<string, unknown>, name: string, help: stri
   return value;
 }
 
+/** The database for a command; these migrate first, so statements may take as long as they need. */
 async function withDatabase<R>(config: Config, fn: (database: DatabaseHandle) => Promise<R>): Promise<R> {
-  const { openDatabase } = await load.database();
-  const database = openDatabase(config.databaseUrl);
+  const { openDatabase, bulkWorkTimeouts } = await load.database();
+  const database = openDatabase(config.databaseUrl, { timeouts: bulkWorkTimeouts(config.databaseTimeouts) });
   try {
     return await fn(database);
   } finally {
@@ -306,7 +308,7 @@ async function serve(args: string[]): Promise<number> {
 
   const config = (await load.config()).loadConfig();
   const [
-    { openDatabase, dialectOf },
+    { openDatabase, dialectOf, bulkWorkTimeouts },
     { migrateToLatest, pendingMigrations },
     { buildApp },
     { systemClock },
@@ -319,13 +321,26 @@ async function serve(args: string[]): Promise<number> {
     dialectOf(config.databaseUrl) === 'sqlite'
       ? takeSqliteServeLock(config.databaseUrl.slice('sqlite:'.length))
       : undefined;
-  const database = openDatabase(config.databaseUrl, { maxConnections: 10 });
+  const database = openDatabase(config.databaseUrl, {
+    maxConnections: 10,
+    timeouts: config.databaseTimeouts,
+  });
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];
   let app: FastifyInstance | undefined;
   try {
-    if (database.dialect === 'sqlite' || values.migrate) {
+    if (database.dialect === 'sqlite') {
       await migrateToLatest(database.db);
+    } else if (values.migrate) {
+      // On a pool of its own, without the statement timeouts that serving uses.
+      const migrating = openDatabase(config.databaseUrl, {
+        timeouts: bulkWorkTimeouts(config.databaseTimeouts),
+      });
+      try {
+        await migrateToLatest(migrating.db);
+      } finally {
+        await migrating.close();
+      }
     } else {
       const pending = await pendingMigrations(database.db);
       if (pending.length > 0) {
@@ -384,6 +399,15 @@ async function serve(args: string[]): Promise<number> {
       await app.ready();
     }
     await startAll(services);
+    const { isDatabaseUnavailable } = await load.unavailable();
+    const log = app.log;
+    // The database going away must not end the process. Every path handles it; should a promise
+    // of one still fail unobserved, it is logged and the process keeps serving. Any other unhandled
+    // rejection still ends it, as Node does by default.
+    process.on('unhandledRejection', (reason) => {
+      if (!isDatabaseUnavailable(reason)) throw reason;
+      log.error({ err: (reason as Error).message }, 'a database error was not handled');
+    });
     app.log.info(
       { role, database: database.dialect },
       role === 'worker'

@@ -99,8 +99,8 @@ export async function measureWindow(
  * the truth and the worker's claim sorts the whole backlog each time (see bench/README.md).
  */
 export async function analyzeBacklog(databaseUrl: string): Promise<void> {
-  const { openDatabase } = await import('../../src/platform/db/database.js');
-  const handle = openDatabase(databaseUrl, { maxConnections: 1 });
+  const { bulkWorkTimeouts, openDatabase } = await import('../../src/platform/db/database.js');
+  const handle = openDatabase(databaseUrl, { maxConnections: 1, timeouts: bulkWorkTimeouts() });
   try {
     await analyzeLikeAutovacuum(handle.db);
   } finally {

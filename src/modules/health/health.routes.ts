@@ -1,17 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
-import { pingDatabase } from '../../platform/db/database.js';
-import type { Database } from '../../platform/db/types.js';
+import type { DatabaseHandle } from '../../platform/db/database.js';
+import { unavailableReason } from '../../platform/db/unavailable.js';
+import { sendDatabaseUnavailable } from '../../platform/http/error-handler.js';
 import { sendError } from '../../platform/http/error-shape.js';
 import { translate } from '../../platform/i18n.js';
 
 const Status = Type.Object({ status: Type.String() });
 
-export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { db: Kysely<Database> } }> = async (
-  app,
-  { deps },
-) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{
+  deps: { database: Pick<DatabaseHandle, 'ping'> };
+}> = async (app, { deps }) => {
   app.get(
     '/healthz',
     {
@@ -24,14 +23,23 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ deps: { db: Kysely<Databa
     '/readyz',
     {
       config: { public: true },
-      schema: { tags: ['health'], summary: 'The database answers', security: [], response: { 200: Status } },
+      schema: {
+        tags: ['health'],
+        summary: 'The database answers',
+        description:
+          'HTTP 503 in the error shape when it does not, with the reason in meta.message and Retry-After.',
+        security: [],
+        response: { 200: Status },
+      },
     },
     async (request, reply) => {
       try {
-        await pingDatabase(deps.db);
+        await deps.database.ping();
         return { status: 'ready' };
       } catch (err) {
-        request.log.warn({ err }, 'readiness check failed');
+        const reason = unavailableReason(err);
+        if (reason) return sendDatabaseUnavailable(request, reply, reason, err);
+        request.log.error({ err }, 'readiness check failed');
         return sendError(reply, 503, translate('http.unavailable', request.language));
       }
     },

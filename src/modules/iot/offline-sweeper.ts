@@ -5,13 +5,18 @@ import type { Kysely } from 'kysely';
 import type { BackgroundService } from '../../platform/background.js';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/types.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { sweepOfflineDevices } from './iot.service.js';
 
 export interface SweeperDeps {
   db: Kysely<Database>;
   clock: Clock;
   intervalMs: number;
-  logger: { error(obj: unknown, msg: string): void; info(obj: unknown, msg: string): void };
+  logger: {
+    error(obj: unknown, msg: string): void;
+    warn(obj: unknown, msg: string): void;
+    info(obj: unknown, msg: string): void;
+  };
 }
 
 export function createOfflineSweeper(deps: SweeperDeps): BackgroundService {
@@ -31,8 +36,16 @@ export function createOfflineSweeper(deps: SweeperDeps): BackgroundService {
       recovering = false;
       if (marked > 0) deps.logger.info({ marked }, 'devices went offline');
     } catch (err) {
+      // The database being away is logged once per outage, at warn; any other failure every time.
+      if (!isDatabaseUnavailable(err)) {
+        deps.logger.error({ err }, 'offline sweep failed; trying again at the next interval');
+      } else if (!recovering) {
+        deps.logger.warn(
+          { err: (err as Error).message },
+          'offline sweep failed: the database is unavailable; trying again at every interval',
+        );
+      }
       recovering = true;
-      deps.logger.error({ err }, 'offline sweep failed; trying again at the next interval');
     }
   };
   const schedule = () => {

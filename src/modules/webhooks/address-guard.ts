@@ -127,6 +127,7 @@ export function isLocalhostName(host: string): boolean {
 export interface UrlProblem {
   key:
     | 'webhook.url.invalid'
+    | 'webhook.url.whitespace'
     | 'webhook.url.https_required'
     | 'webhook.url.credentials'
     | 'webhook.url.unresolvable'
@@ -160,11 +161,20 @@ export function urlShapeProblem(raw: string): UrlProblem | null {
   }
   // The URL parser drops tabs and line breaks inside a URL and trims it: what was stored would not
   // be what is dialled. Such a URL is refused rather than silently changed.
-  if (/[\u0000-\u0020\u007f-\u009f]/.test(raw)) return { key: 'webhook.url.whitespace', params: {} };
+  if (hasSpaceOrControl(raw)) return { key: 'webhook.url.whitespace', params: {} };
   if (url.protocol !== 'https:') return { key: 'webhook.url.https_required', params: {} };
   if (url.username !== '' || url.password !== '') return { key: 'webhook.url.credentials', params: {} };
   if (url.hostname === '') return { key: 'webhook.url.invalid', params: {} };
   return null;
+}
+
+/** Whether a text holds a space or a C0/C1 control character (U+0000-U+0020, U+007F-U+009F). */
+function hasSpaceOrControl(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
 }
 
 /** The save-time check: syntax, scheme, credentials, and every address the host resolves to. */

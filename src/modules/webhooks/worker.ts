@@ -9,6 +9,7 @@ import type { Config } from '../../config.js';
 import type { BackgroundService } from '../../platform/background.js';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { AllowList } from './address-guard.js';
 import {
   type AttemptOutcome,
@@ -50,6 +51,12 @@ const CLAIM_BATCH_SHARE = 4;
 const PRUNE_EVERY = 25;
 /** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
 const IDLE_CHECK_MS = 5_000;
+/**
+ * While the database is unavailable: the pause before claiming, listening or recording an attempt
+ * again. An attempt is recorded again until its lease runs out, so a short outage neither loses
+ * the answer of a receiver nor makes the delivery go out a second time.
+ */
+const UNAVAILABLE_RETRY_MS = 1_000;
 
 export interface DeliveryWorkerDeps {
   database: DatabaseHandle;
@@ -95,6 +102,8 @@ export class DeliveryWorker implements BackgroundService {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private listener: pg.PoolClient | undefined;
+  /** LISTEN attempts failed in a row: only the first is logged, and the recovery. */
+  private listenFailures = 0;
   private readonly onWake = () => this.wake();
 
   constructor(
@@ -172,31 +181,51 @@ export class DeliveryWorker implements BackgroundService {
   private async listen(): Promise<void> {
     const pool = this.deps.database.pool;
     if (!pool || !this.running) return;
+    let client: pg.PoolClient | undefined;
+    let released = false;
+    // Destroyed rather than returned: a pooled connection must not keep listening. Once only, from
+    // whichever of the error event and the failed LISTEN comes first.
+    const drop = (lost: pg.PoolClient) => {
+      if (released) return;
+      released = true;
+      lost.removeListener('notification', this.onWake);
+      lost.release(true);
+    };
     try {
-      const client = await pool.connect();
-      client.on('notification', this.onWake);
-      client.once('error', (err) => {
-        client.removeAllListeners('notification');
-        client.on('error', () => {});
-        if (this.listener !== client) return;
+      client = await pool.connect();
+      const connection = client;
+      connection.on('notification', this.onWake);
+      connection.once('error', (err) => {
+        const wasListening = this.listener === connection;
+        drop(connection);
+        // An error during LISTEN fails that query too; its catch below tries again.
+        if (!wasListening) return;
         this.listener = undefined;
         this.deps.logger?.warn(
           { err: err.message },
           'webhook worker lost its LISTEN connection; reconnecting',
         );
-        client.release(true);
-        if (this.running) setTimeout(() => void this.listen(), 1000).unref();
+        this.listenFailures = 1;
+        if (this.running) setTimeout(() => void this.listen(), UNAVAILABLE_RETRY_MS).unref();
       });
-      await client.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      await connection.query(`LISTEN ${NOTIFY_CHANNEL}`);
       if (!this.running) {
-        client.release(true);
+        drop(connection);
         return;
       }
-      this.listener = client;
+      this.listener = connection;
+      if (this.listenFailures > 0) this.deps.logger?.info('webhook worker listens again');
+      this.listenFailures = 0;
       this.wake(); // anything that became due while not listening
     } catch (err) {
-      this.deps.logger?.warn({ err: (err as Error).message }, 'webhook worker could not LISTEN; retrying');
-      if (this.running) setTimeout(() => void this.listen(), 1000).unref();
+      if (client) drop(client);
+      if (this.listenFailures++ === 0) {
+        this.deps.logger?.warn(
+          { err: (err as Error).message },
+          'webhook worker could not LISTEN; retrying every second',
+        );
+      }
+      if (this.running) setTimeout(() => void this.listen(), UNAVAILABLE_RETRY_MS).unref();
     }
   }
 
@@ -214,8 +243,12 @@ export class DeliveryWorker implements BackgroundService {
           if (due !== null) sleepMs = Math.min(this.idleCheckMs, Math.max(25, due - now));
         }
       } catch (err) {
-        this.deps.logger?.error({ err: (err as Error).message }, 'webhook worker could not claim deliveries');
-        sleepMs = 1000;
+        // The database being away now and then is expected (warn); anything else is an error.
+        const message = (err as Error).message;
+        if (isDatabaseUnavailable(err))
+          this.deps.logger?.warn({ err: message }, 'webhook worker could not claim deliveries');
+        else this.deps.logger?.error({ err: message }, 'webhook worker could not claim deliveries');
+        sleepMs = UNAVAILABLE_RETRY_MS;
       }
       if (this.woken || !this.running) continue;
       await new Promise<void>((resolve) => {
@@ -233,9 +266,11 @@ export class DeliveryWorker implements BackgroundService {
   private async claim(): Promise<ClaimedDelivery[]> {
     const free = this.globalLimit - this.inFlight.size;
     if (free <= 0) return [];
+    const now = this.deps.clock.now();
+    const leaseMs = this.deps.config.webhookTimeoutMs + LEASE_MARGIN_MS;
     const claimed = await claimDueDeliveries(this.deps.database.db, {
-      now: this.deps.clock.now(),
-      leaseMs: this.deps.config.webhookTimeoutMs + LEASE_MARGIN_MS,
+      now,
+      leaseMs,
       owner: this.id,
       limit: free,
       perEndpointLimit: this.perEndpointLimit,
@@ -247,7 +282,7 @@ export class DeliveryWorker implements BackgroundService {
         delivery.endpointId,
         (this.inFlightByEndpoint.get(delivery.endpointId) ?? 0) + 1,
       );
-      const work = this.attempt(delivery).finally(() => {
+      const work = this.attempt(delivery, now + leaseMs).finally(() => {
         this.inFlight.delete(delivery.id);
         const n = (this.inFlightByEndpoint.get(delivery.endpointId) ?? 1) - 1;
         if (n > 0) this.inFlightByEndpoint.set(delivery.endpointId, n);
@@ -326,7 +361,38 @@ export class DeliveryWorker implements BackgroundService {
     }
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  /**
+   * Records an attempt; while the database is unavailable, again every second as long as the
+   * worker runs and the lease holds (after it, another claim sends the delivery again anyway).
+   */
+  private async recordUntilLeaseEnds(
+    delivery: ClaimedDelivery,
+    outcome: AttemptOutcome,
+    leaseUntil: number,
+  ): Promise<RecordedAttempt> {
+    const tries = Math.ceil((leaseUntil - this.deps.clock.now()) / UNAVAILABLE_RETRY_MS);
+    for (let n = 1; ; n++) {
+      try {
+        return await this.record(delivery, outcome);
+      } catch (err) {
+        const retry =
+          isDatabaseUnavailable(err) &&
+          this.running &&
+          n < tries &&
+          this.deps.clock.now() + UNAVAILABLE_RETRY_MS < leaseUntil;
+        if (!retry) throw err;
+        if (n === 1) {
+          this.deps.logger?.warn(
+            { err: (err as Error).message, delivery: delivery.publicId },
+            'webhook attempt not recorded yet: the database is unavailable; retrying',
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, UNAVAILABLE_RETRY_MS));
+      }
+    }
+  }
+
+  private async attempt(delivery: ClaimedDelivery, leaseUntil: number): Promise<void> {
     const { clock, secretKey, logger } = this.deps;
     try {
       const startedAt = clock.now();
@@ -347,7 +413,11 @@ export class DeliveryWorker implements BackgroundService {
           durationMs: 0,
         };
       }
-      const recorded = await this.record(delivery, { ...result, startedAt, requestHeaders: headers });
+      const recorded = await this.recordUntilLeaseEnds(
+        delivery,
+        { ...result, startedAt, requestHeaders: headers },
+        leaseUntil,
+      );
       if (!recorded.recorded) {
         logger?.warn(
           { delivery: delivery.publicId },

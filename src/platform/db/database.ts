@@ -4,6 +4,8 @@ import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import { DEFAULT_DATABASE_TIMEOUTS } from '../../config.js';
+import { createPostgresPool, kyselyPool, type PostgresTimeouts, pingPool } from './postgres-pool.js';
 import { FurrowSqliteDialect, SqliteConnection } from './sqlite-driver.js';
 import type { TableChanges } from './table-changes.js';
 import type { Database, Db, DialectName } from './types.js';
@@ -15,6 +17,8 @@ export interface DatabaseHandle {
   readonly pool: pg.Pool | undefined;
   /** SQLite: when rows of a table may have changed, for in-process caches; undefined on PostgreSQL. */
   readonly changes: TableChanges | undefined;
+  /** select 1, failing within the connect timeout when the database does not answer (/readyz). */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -35,6 +39,17 @@ const pgTypes = {
 export interface OpenOptions {
   /** Pool size on PostgreSQL. */
   maxConnections?: number;
+  /** PostgreSQL timeouts (DATABASE_*_TIMEOUT_MS); their defaults unless given. */
+  timeouts?: PostgresTimeouts;
+}
+
+/**
+ * Timeouts for migrations and bulk loads: no statement or idle-in-transaction limit, as a migration
+ * may rewrite or index a whole table, or wait for another process's migrations, for as long as
+ * that takes. The connect timeout stays.
+ */
+export function bulkWorkTimeouts(timeouts: PostgresTimeouts = DEFAULT_DATABASE_TIMEOUTS): PostgresTimeouts {
+  return { connectMs: timeouts.connectMs, statementMs: 0, idleInTransactionMs: 0 };
 }
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): DatabaseHandle {
@@ -54,18 +69,23 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
       dialect: 'sqlite',
       pool: undefined,
       changes: connection.changes,
+      ping: async () => {
+        await sql`select 1`.execute(db);
+      },
       close: () => db.destroy(),
     };
   }
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.maxConnections ?? 10,
-    types: pgTypes,
-  });
-  // An idle client that loses its server must not crash the process; the next query reconnects.
-  pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', pool, changes: undefined, close: () => db.destroy() };
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+  const pool = createPostgresPool(databaseUrl, options.maxConnections ?? 10, timeouts, pgTypes);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool(pool) }) });
+  return {
+    db,
+    dialect: 'postgres',
+    pool,
+    changes: undefined,
+    ping: () => pingPool(pool, timeouts.connectMs),
+    close: () => db.destroy(),
+  };
 }
 
 /** The SQLite connection behind each database handle's Kysely instance (not its transactions). */
@@ -79,10 +99,6 @@ const directConnections = new WeakMap<Db, SqliteConnection>();
 export function directSqliteConnection(db: Db): SqliteConnection | undefined {
   const connection = directConnections.get(db);
   return connection?.readable ? connection : undefined;
-}
-
-export async function pingDatabase(db: Kysely<Database>): Promise<void> {
-  await sql`select 1`.execute(db);
 }
 
 /** True when the error is a unique-constraint violation, on either dialect. */

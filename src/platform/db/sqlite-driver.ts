@@ -189,6 +189,9 @@ class SqliteDriver implements Driver {
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // SQLite may have rolled the transaction back itself (after SQLITE_BUSY, SQLITE_FULL, …): a
+    // second rollback would fail and hide the error that ended the transaction.
+    if (!this.connection.sqlite.inTransaction) return;
     await connection.executeQuery(CompiledQuery.raw('rollback'));
   }
 

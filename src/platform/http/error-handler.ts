@@ -1,6 +1,7 @@
 // The one error handler of the app: every failure leaves in the API's error shape, and a 5xx
-// never shows its internal message.
+// never shows its internal message. A database that cannot serve now is a 503 with Retry-After.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RETRY_AFTER_SECONDS, type UnavailableReason, unavailableReason } from '../db/unavailable.js';
 import { AppError, type FieldError } from '../errors.js';
 import { type MessageKey, translate } from '../i18n.js';
 import { sendError } from './error-shape.js';
@@ -42,6 +43,8 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const known = knownFastifyError(fastifyError, request);
     if (known) return sendError(reply, known.status, known.message);
+    const reason = unavailableReason(error);
+    if (reason) return sendDatabaseUnavailable(request, reply, reason, error);
     const status = fastifyError.statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
       return sendError(reply, status, t(request, 'http.bad_request'));
@@ -63,6 +66,32 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     return sendError(reply, 404, t(request, 'http.route_not_found', { method: request.method, path }));
   });
+}
+
+/**
+ * 503 in the error shape with Retry-After, saying why in the message. Logged at warn with the
+ * driver's message (an address at most; a connection string or password never reaches an error).
+ */
+export function sendDatabaseUnavailable(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  reason: UnavailableReason,
+  err: unknown,
+): FastifyReply {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  request.log.warn(
+    { reason, code: typeof code === 'string' ? code : undefined, error: String(message).slice(0, 200) },
+    'database unavailable',
+  );
+  reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+  return sendError(
+    reply,
+    503,
+    t(request, 'db.unavailable', {
+      reason: t(request, `db.reason.${reason}`),
+      seconds: RETRY_AFTER_SECONDS,
+    }),
+  );
 }
 
 function t(request: FastifyRequest, key: MessageKey, params: Record<string, string | number> = {}): string {
