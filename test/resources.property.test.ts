@@ -255,6 +255,16 @@ const queryString = fc.oneof(
   fc.string({ maxLength: 40 }).map((s) => encodeURI(s).replace(/#/g, '%23')),
 );
 
+/** A body form-encoded, or undefined when qs cannot encode it (nested past its recursion). */
+function formEncoded(body: object): string | undefined {
+  try {
+    return qs.stringify(body);
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
 forEachDialect('resources under random input', (database) => {
   let t: TestApp;
   let c: Client;
@@ -295,10 +305,11 @@ forEachDialect('resources under random input', (database) => {
         fc.asyncProperty(bodyFor(endpoint), fc.boolean(), async (body, asForm) => {
           t.clock.advance(1000);
           const before = await fingerprint();
-          const options =
+          const form =
             asForm && body !== null && typeof body === 'object' && !Array.isArray(body)
-              ? { form: qs.stringify(body) }
-              : { json: body };
+              ? formEncoded(body)
+              : undefined;
+          const options = form === undefined ? { json: body } : { form };
           const res = await c.post(endpoint.path, options);
           await check(res, `POST ${JSON.stringify(body)}`);
           if (res.status >= 400)

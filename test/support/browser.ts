@@ -2,7 +2,7 @@
 // playwright-core (which downloads nothing). Every page records console errors and uncaught
 // exceptions so a test can fail on them, and saves screenshots under test-output/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
@@ -24,15 +24,32 @@ const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
-/** The tests serve the real build; build it when it is missing (npm install normally has). */
+/** The newest modification time of the screen's sources (web/ without dist/). */
+function newestWebSource(dir = join(REPO_ROOT, 'web')): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === 'dist' || entry.name === 'node_modules') continue;
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestWebSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * The tests serve the real build; build it when it is missing (npm install normally has) or older
+ * than a source of the screen, so a test never checks a stale screen.
+ */
 export function ensureWebBuilt(): void {
-  if (existsSync(join(WEB_DIST_DIR, 'index.html'))) return;
+  const index = join(WEB_DIST_DIR, 'index.html');
+  if (existsSync(index) && statSync(index).mtimeMs >= newestWebSource()) return;
   const result = spawnSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build-web.mjs')], {
     cwd: REPO_ROOT,
     stdio: 'inherit',
   });
   if (result.status !== 0 || !existsSync(join(WEB_DIST_DIR, 'index.html'))) {
-    throw new Error('web/dist is missing and "npm run build:web" failed: the screen cannot be tested');
+    throw new Error(
+      'web/dist is missing or stale and "npm run build:web" failed: the screen cannot be tested',
+    );
   }
 }
 
