@@ -313,7 +313,10 @@ async function serve(args: string[]): Promise<number> {
   ] = await Promise.all([load.database(), load.migrate(), load.app(), load.clock(), load.logging()]);
   const { loadOrCreateSecretKey } = await load.secretKey();
   const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
-  const database = openDatabase(config.databaseUrl, { maxConnections: 10 });
+  // On PostgreSQL each delivery in flight records on a connection of its own: a process that
+  // delivers keeps a larger pool (WORKER_POOL_SIZE) than one that only answers the API (10).
+  const maxConnections = role === 'api' ? 10 : (await load.webhookWorker()).WORKER_POOL_SIZE;
+  const database = openDatabase(config.databaseUrl, { maxConnections });
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];
   let app: FastifyInstance | undefined;
