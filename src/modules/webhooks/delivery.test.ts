@@ -307,8 +307,11 @@ forEachDialect('webhook deliveries', (database) => {
 
   it('sends webhook.test once; it never counts toward pausing', async () => {
     const ep = await endpoint(() => ({ status: 500 }));
-    for (let i = 0; i < 6; i++) assert.equal((await owner.post(`/api/webhooks/${ep.id}/test`)).status, 202);
-    assert.equal(await worker.drain(), 6);
+    // Three at a time: at most five wait at once.
+    for (const _ of [1, 2]) {
+      for (let i = 0; i < 3; i++) assert.equal((await owner.post(`/api/webhooks/${ep.id}/test`)).status, 202);
+      assert.equal(await worker.drain(), 3);
+    }
     t.clock.advance(3_600_000);
     assert.equal(await worker.drain(), 0, 'no retries');
     const log = await deliveries(ep.id);

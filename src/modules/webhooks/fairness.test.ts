@@ -1,6 +1,6 @@
 // Fair shares of the delivery worker: a tenant whose receivers never answer costs another tenant
-// nothing, one tenant holds at most half of a worker's slots and one endpoint a quarter. The real
-// worker and database, real sockets, a real HTTPS receiver.
+// nothing, one tenant holds at most half of a worker's slots and one endpoint a quarter, and Send
+// test is limited per endpoint. The real worker and database, real sockets, a real HTTPS receiver.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
@@ -242,5 +242,47 @@ forEachDialect('fair delivery', (database) => {
     });
     assert.deepEqual(again.deliveries, []);
     assert.equal(again.capped, true);
+  });
+
+  it('limits Send test per endpoint (429 with Retry-After) and allows it again once the limit frees', async () => {
+    const owner = await tenant();
+    const ep = await endpoint(owner, `${receiver.origin}/tests`);
+    const worker = workerOn(t.database, t.clock);
+    const sendTest = (headers: Record<string, string> = {}) =>
+      owner.api.post(`/api/webhooks/${ep.publicId}/test`, { headers });
+    try {
+      for (let i = 0; i < 5; i++) assert.equal((await sendTest()).status, 202);
+      // Five wait to be sent: the sixth is refused until one has gone.
+      const full = await sendTest();
+      assert.equal(full.status, 429);
+      assert.equal(full.headers.get('retry-after'), String(Math.ceil(TIMEOUT_MS / 1000)));
+      assert.deepEqual(full.body, [
+        {
+          meta: {
+            status_code: 429,
+            message: `This endpoint already has 5 test messages waiting to be sent; try again in ${Math.ceil(TIMEOUT_MS / 1000)} seconds`,
+          },
+          data: [],
+        },
+      ]);
+      const vi = await sendTest({ 'accept-language': 'vi' });
+      assert.equal(vi.status, 429);
+      assert.match(vi.body[0].meta.message, /^Điểm nhận này đã có 5 tin nhắn thử đang chờ gửi/);
+
+      assert.equal(await worker.drain(), 5);
+      for (let i = 0; i < 5; i++) assert.equal((await sendTest()).status, 202);
+      // Ten in this minute: the eleventh is refused until the first of them is a minute old.
+      t.clock.advance(15_000);
+      const rate = await sendTest();
+      assert.equal(rate.status, 429);
+      assert.equal(rate.headers.get('retry-after'), '45');
+      assert.match(rate.body[0].meta.message, /^At most 10 test messages a minute/);
+
+      t.clock.advance(45_000);
+      assert.equal(await worker.drain(), 5);
+      assert.equal((await sendTest()).status, 202);
+    } finally {
+      await worker.stop();
+    }
   });
 });
