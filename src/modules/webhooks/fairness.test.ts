@@ -79,7 +79,7 @@ forEachDialect('fair delivery', (database) => {
       }
     });
 
-  /** The slots and fair shares of a worker on this database handle, as DESIGN and README state them. */
+  /** The slots and fair shares of a worker on this database handle, as README and docs/decisions.md state them. */
   const sharesOn = (handle: DatabaseHandle) => {
     const poolMax = handle.pool?.options.max;
     const slots = poolMax === undefined ? GLOBAL_CONCURRENCY : Math.min(GLOBAL_CONCURRENCY, poolMax - 2);
