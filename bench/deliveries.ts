@@ -4,7 +4,7 @@
 // from an event to its receipt at 200 events/s.
 
 import { request } from 'undici';
-import { GLOBAL_CONCURRENCY } from '../src/modules/webhooks/worker.js';
+import { fairShares, GLOBAL_CONCURRENCY } from '../src/modules/webhooks/worker.js';
 import type { DialectName } from '../src/platform/db/types.js';
 import type { Figure, Settings } from './figures.js';
 import { deploy, login } from './lib/furrow.js';
@@ -21,6 +21,8 @@ import {
 } from './lib/webhooks.js';
 
 const HEALTHY_RECEIVERS = 10;
+/** Deliveries one tenant (the bench's) has in flight at most: the ceiling sends as many at once. */
+const IN_FLIGHT = fairShares(GLOBAL_CONCURRENCY).perTenant;
 const LATENCY_RATE = 200;
 
 export async function benchDeliveries(dialect: DialectName, settings: Settings): Promise<Figure[]> {
@@ -74,10 +76,10 @@ async function throughput(
 
     // The ceiling, with nothing of Furrow running.
     const receiverCpu = () => cpuSeconds(receiver.pid);
-    await rawPosts(receiver, message, { concurrency: GLOBAL_CONCURRENCY, durationS: settings.warmupS });
+    await rawPosts(receiver, message, { concurrency: IN_FLIGHT, durationS: settings.warmupS });
     const ceilingCpu = cpuMeter({ 'load generator': ownCpuSeconds, receiver: receiverCpu });
     const ceiling = await rawPosts(receiver, message, {
-      concurrency: GLOBAL_CONCURRENCY,
+      concurrency: IN_FLIGHT,
       durationS: settings.durationS,
     });
     const ceilingUse = ceilingCpu();
@@ -111,7 +113,7 @@ async function throughput(
       name: `delivery throughput, ${HEALTHY_RECEIVERS} receivers`,
       value: healthy.rate,
       unit: 'messages/s',
-      baseline: { name: `raw undici POSTs, ${GLOBAL_CONCURRENCY} in flight`, value: ceiling },
+      baseline: { name: `raw undici POSTs, ${IN_FLIGHT} in flight`, value: ceiling },
       ratio: healthy.rate / ceiling,
       ...(dialect === 'sqlite' ? { target: { ratio: 0.5 } } : {}),
       cpu: healthy.cpu,

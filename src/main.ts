@@ -321,8 +321,11 @@ async function serve(args: string[]): Promise<number> {
     dialectOf(config.databaseUrl) === 'sqlite'
       ? takeSqliteServeLock(config.databaseUrl.slice('sqlite:'.length))
       : undefined;
+  // On PostgreSQL each delivery in flight records on a connection of its own: a process that
+  // delivers keeps a larger pool (WORKER_POOL_SIZE) than one that only answers the API (10).
+  const maxConnections = role === 'api' ? 10 : (await load.webhookWorker()).WORKER_POOL_SIZE;
   const database = openDatabase(config.databaseUrl, {
-    maxConnections: 10,
+    maxConnections,
     timeouts: config.databaseTimeouts,
   });
   const { startAll, stopAll } = await load.background();

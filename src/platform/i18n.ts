@@ -67,6 +67,10 @@ const en = {
   'webhook.url.unresolvable': 'names a host that does not resolve ({host})',
   'webhook.url.private_address': 'points to a non-public address: {address} is {reason}',
   'webhook.delivery_in_progress': 'This delivery is still queued; it can be redelivered once it has finished',
+  'webhook.test_queue_full':
+    'This endpoint already has {limit} test messages waiting to be sent; try again in {seconds} seconds',
+  'webhook.test_rate_limited':
+    'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
   // Resources
   'users.self_change': 'You cannot delete your own account or remove your own owner role',
 } as const;
@@ -136,6 +140,10 @@ const vi: Record<MessageKey, string> = {
   'webhook.url.unresolvable': 'có tên máy chủ không phân giải được ({host})',
   'webhook.url.private_address': 'trỏ tới địa chỉ không công khai: {address} là {reason}',
   'webhook.delivery_in_progress': 'Lần gửi này vẫn đang chờ; chỉ gửi lại được sau khi đã kết thúc',
+  'webhook.test_queue_full':
+    'Điểm nhận này đã có {limit} tin nhắn thử đang chờ gửi; vui lòng thử lại sau {seconds} giây',
+  'webhook.test_rate_limited':
+    'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
   // Resources
   'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
 };

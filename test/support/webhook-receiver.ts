@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -170,4 +170,44 @@ export async function startReceiver(script: Script = () => undefined): Promise<R
   receiver.port = (server.address() as AddressInfo).port;
   receiver.origin = `https://127.0.0.1:${receiver.port}`;
   return receiver;
+}
+
+/** A receiver that accepts TCP connections and never says a word: no TLS handshake, no answer. */
+export interface SilentReceiver {
+  /** https://127.0.0.1:PORT */
+  origin: string;
+  /** Connections accepted so far. */
+  accepted: number;
+  /** Connections open now, and the most open at once. */
+  open: number;
+  maxOpen: number;
+  close(): Promise<void>;
+}
+
+export async function startSilentReceiver(): Promise<SilentReceiver> {
+  const sockets = new Set<Socket>();
+  const server = createTcpServer((socket) => {
+    sockets.add(socket);
+    silent.accepted += 1;
+    silent.open = sockets.size;
+    silent.maxOpen = Math.max(silent.maxOpen, sockets.size);
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      sockets.delete(socket);
+      silent.open = sockets.size;
+    });
+  });
+  const silent: SilentReceiver = {
+    origin: '',
+    accepted: 0,
+    open: 0,
+    maxOpen: 0,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  silent.origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return silent;
 }

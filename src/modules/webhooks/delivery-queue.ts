@@ -59,64 +59,131 @@ export interface ClaimOptions {
   leaseMs: number;
   owner: string;
   limit: number;
+  /** Deliveries of one endpoint in flight here, at most. */
   perEndpointLimit: number;
+  /**
+   * Deliveries of one tenant's endpoints in flight here, at most, while no other tenant has any
+   * (default: no cap but the slots); see claimDueDeliveries.
+   */
+  perTenantLimit?: number;
   /** Deliveries of this endpoint already in flight here. */
   inFlightByEndpoint: ReadonlyMap<number, number>;
+  /** Deliveries of this tenant already in flight here. */
+  inFlightByTenant?: ReadonlyMap<number, number>;
   /** Deliveries in flight here: never claimed again, even when their lease has run out. */
   inFlightIds?: readonly number[];
+  /**
+   * The endpoints with queued deliveries as an earlier claim found them, if no delivery has been
+   * queued since for an endpoint that was not among them; otherwise they are looked up.
+   */
+  queuedEndpoints?: readonly QueuedEndpoint[] | undefined;
 }
 
-/** Leases up to `limit` due deliveries, at most perEndpointLimit in flight per endpoint. */
-export async function claimDueDeliveries(
-  db: Kysely<Database>,
-  options: ClaimOptions,
-): Promise<ClaimedDelivery[]> {
-  const { now, limit } = options;
-  if (limit <= 0) return [];
-  const saturated = [...options.inFlightByEndpoint]
-    .filter(([, n]) => n >= options.perEndpointLimit)
-    .map(([id]) => id);
-  return db.transaction().execute(async (trx) => {
-    let candidates = trx
-      .selectFrom('webhook_deliveries')
-      .select(['id', 'endpoint_id'])
-      .where(QUEUED)
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
-      .where((eb) =>
-        eb.or([
-          eb('counts_toward_pause', '=', 0),
-          eb.exists(
-            eb
-              .selectFrom('webhook_endpoints as e')
-              .select('e.id')
-              .whereRef('e.tenant_id', '=', 'webhook_deliveries.tenant_id')
-              .whereRef('e.id', '=', 'webhook_deliveries.endpoint_id')
-              .where('e.status', '=', 'active'),
-          ),
-        ]),
-      )
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      // A few more than the free slots, for endpoints that reach their cap within this batch.
-      .limit(Math.min(limit * 4, limit + 64));
-    if (saturated.length > 0) candidates = candidates.where('endpoint_id', 'not in', saturated);
-    const inFlight = options.inFlightIds ?? [];
-    if (inFlight.length > 0) candidates = candidates.where('id', 'not in', inFlight);
-    if (isPostgres(trx)) candidates = candidates.forUpdate().skipLocked();
-    const rows = await candidates.execute();
+export interface QueuedEndpoint {
+  endpointId: number;
+  tenantId: number;
+}
 
-    const taken = new Map(options.inFlightByEndpoint);
+export interface Claim {
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries were left because their endpoint or tenant has its share of the slots here. */
+  capped: boolean;
+  /** When capped: the next time a queued delivery falls due after `now` (null: none). */
+  nextDueAt?: number | null;
+  /** The endpoints with queued deliveries, when this claim looked them up. */
+  queuedEndpoints?: QueuedEndpoint[];
+}
+
+interface Candidate {
+  id: number;
+  tenant_id: number;
+  endpoint_id: number;
+}
+
+/**
+ * Leases up to `limit` due deliveries, oldest first, while each endpoint and each tenant stays within
+ * its cap of deliveries in flight here. An endpoint's deliveries are claimed in order.
+ *
+ * A tenant's cap is perTenantLimit while other tenants have nothing in flight here, and otherwise the
+ * same share of the slots they leave (half of them by default; at least one): however many tenants
+ * fill their shares, a tenant that comes next finds free slots.
+ */
+export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOptions): Promise<Claim> {
+  const { now, limit, perEndpointLimit } = options;
+  if (limit <= 0) return { deliveries: [], capped: false };
+  return db.transaction().execute(async (trx) => {
+    const byEndpoint = new Map(options.inFlightByEndpoint);
+    const byTenant = new Map(options.inFlightByTenant ?? []);
+    // `limit` is the free slots: the slots are those and the ones in flight.
+    let held = [...byTenant.values()].reduce((sum, n) => sum + n, 0);
+    const slots = limit + held;
+    const perTenantLimit = options.perTenantLimit ?? slots;
+    // perTenantLimit of the slots when the other tenants hold none; that share of what they leave.
+    const tenantFull = (tenantId: number) => {
+      const mine = byTenant.get(tenantId) ?? 0;
+      const left = slots - (held - mine);
+      return mine >= Math.max(1, Math.floor((left * perTenantLimit) / slots));
+    };
     const chosen: number[] = [];
-    for (const row of rows) {
-      if (chosen.length >= limit) break;
-      const n = taken.get(row.endpoint_id) ?? 0;
-      if (n >= options.perEndpointLimit) continue;
-      taken.set(row.endpoint_id, n + 1);
-      chosen.push(row.id);
+    let capped = false;
+    /** Takes what the caps allow; answers how many were left for a cap. */
+    const take = (rows: readonly Candidate[]): number => {
+      let left = 0;
+      for (const row of rows) {
+        if (chosen.length >= limit) break;
+        const endpoint = byEndpoint.get(row.endpoint_id) ?? 0;
+        if (endpoint >= perEndpointLimit || tenantFull(row.tenant_id)) {
+          left += 1;
+          continue;
+        }
+        byEndpoint.set(row.endpoint_id, endpoint + 1);
+        byTenant.set(row.tenant_id, (byTenant.get(row.tenant_id) ?? 0) + 1);
+        held += 1;
+        chosen.push(row.id);
+      }
+      if (left > 0) capped = true;
+      return left;
+    };
+    const excluded = () => [...(options.inFlightIds ?? []), ...chosen];
+    // The oldest due deliveries: a few more than the free slots, for endpoints that reach their cap
+    // within this batch, but not much more than one tenant's share (the oldest are mostly one busy
+    // tenant's, and what follows them is mostly its own too).
+    const window = Math.min(limit * 4, limit + 64);
+    const oldestWindow = Math.min(window, Math.min(limit, perTenantLimit) + perEndpointLimit);
+    const oldest = await oldestDue(trx, now, oldestWindow, excluded());
+    take(oldest);
+    // What follows may all be capped receivers' backlogs, however long: the others' due deliveries
+    // are then looked up endpoint by endpoint, so reaching them never means reading those backlogs.
+    let walked: QueuedEndpoint[] | undefined;
+    if (chosen.length < limit && oldest.length === oldestWindow) {
+      if (!options.queuedEndpoints) walked = await endpointsWithQueuedDeliveries(trx);
+      const endpoints = options.queuedEndpoints ?? walked ?? [];
+      for (;;) {
+        const open: number[] = [];
+        for (const { endpointId, tenantId } of endpoints) {
+          const full = (byEndpoint.get(endpointId) ?? 0) >= perEndpointLimit || tenantFull(tenantId);
+          // Its queued deliveries may be due: they wait for its attempts in flight to finish.
+          if (full) capped = true;
+          else open.push(endpointId);
+        }
+        const heads = await dueHeads(trx, {
+          now,
+          endpointIds: open,
+          skipIds: excluded(),
+          perEndpoint: perEndpointLimit,
+          window,
+        });
+        const left = take(heads);
+        // Another round only when this one was cut by the window and filled a cap: the next leaves
+        // that endpoint or tenant out. Caps only tighten as slots are taken, and each round caps at
+        // least one more, so the rounds are few.
+        if (chosen.length >= limit || heads.length < window || left === 0) break;
+      }
     }
-    if (chosen.length === 0) return [];
+    const answer = { capped, ...(walked ? { queuedEndpoints: walked } : {}) };
+    if (chosen.length === 0) {
+      return { ...answer, deliveries: [], ...(capped ? { nextDueAt: await nextDueAfter(trx, now) } : {}) };
+    }
     // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
     // worker, this one included) can no longer be recorded by the first claim.
     const leaseToken = `${options.owner}/${randomBytes(8).toString('hex')}`;
@@ -143,12 +210,21 @@ export async function claimDueDeliveries(
         'e.url',
         'e.public_id as endpoint_public_id',
         'e.secret_encrypted',
+        // A worker left with capped deliveries sleeps until the next one falls due: answered here
+        // rather than by another statement.
+        (eb) =>
+          eb
+            .selectFrom('webhook_deliveries')
+            .select((n) => n.fn.min('webhook_deliveries.next_attempt_at').as('at'))
+            .where(QUEUED)
+            .where('webhook_deliveries.next_attempt_at', '>', now)
+            .as('next_due_at'),
       ])
       .where('d.id', 'in', chosen)
       .orderBy('d.next_attempt_at')
       .orderBy('d.id')
       .execute();
-    return claimed.map((r) => ({
+    const deliveries = claimed.map((r) => ({
       id: r.id,
       tenantId: r.tenant_id,
       endpointId: r.endpoint_id,
@@ -163,7 +239,142 @@ export async function claimDueDeliveries(
       secretEncrypted: r.secret_encrypted,
       leaseToken,
     }));
+    const nextDueAt = claimed[0]?.next_due_at;
+    return {
+      ...answer,
+      deliveries,
+      ...(capped
+        ? { nextDueAt: nextDueAt === null || nextDueAt === undefined ? null : Number(nextDueAt) }
+        : {}),
+    };
   });
+}
+
+/** The oldest due deliveries, up to `window` (locked on PostgreSQL, skipping those another claim holds). */
+async function oldestDue(
+  trx: Kysely<Database>,
+  now: number,
+  window: number,
+  skipIds: readonly number[],
+): Promise<Candidate[]> {
+  let query = trx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'tenant_id', 'endpoint_id'])
+    .where(QUEUED)
+    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+    // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
+    .where((eb) =>
+      eb.or([
+        eb('counts_toward_pause', '=', 0),
+        eb.exists(
+          eb
+            .selectFrom('webhook_endpoints as e')
+            .select('e.id')
+            .whereRef('e.tenant_id', '=', 'webhook_deliveries.tenant_id')
+            .whereRef('e.id', '=', 'webhook_deliveries.endpoint_id')
+            .where('e.status', '=', 'active'),
+        ),
+      ]),
+    )
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(window);
+  if (skipIds.length > 0) query = query.where('id', 'not in', skipIds);
+  if (isPostgres(trx)) query = query.forUpdate().skipLocked();
+  return query.execute();
+}
+
+/**
+ * Endpoints with queued deliveries, one index step each (a loose index scan of the queue by
+ * endpoint): as many steps as such endpoints, whatever the number of deliveries queued.
+ */
+async function endpointsWithQueuedDeliveries(
+  trx: Kysely<Database>,
+): Promise<{ endpointId: number; tenantId: number }[]> {
+  const { rows } = await sql<{ endpoint_id: number; tenant_id: number }>`
+    with recursive queued(endpoint_id) as (
+      select (select endpoint_id from webhook_deliveries where ${QUEUED} order by endpoint_id limit 1)
+      union all
+      select (select endpoint_id from webhook_deliveries
+              where ${QUEUED} and webhook_deliveries.endpoint_id > queued.endpoint_id
+              order by endpoint_id limit 1)
+      from queued where queued.endpoint_id is not null
+    )
+    select endpoint_id,
+           (select tenant_id from webhook_endpoints where id = queued.endpoint_id) as tenant_id
+    from queued where endpoint_id is not null`.execute(trx);
+  return rows.map((r) => ({ endpointId: Number(r.endpoint_id), tenantId: Number(r.tenant_id) }));
+}
+
+/**
+ * The first due deliveries of each of these endpoints (up to `perEndpoint` each, read from the
+ * endpoint's place in the queue index), oldest first.
+ */
+async function dueHeads(
+  trx: Kysely<Database>,
+  options: {
+    now: number;
+    endpointIds: readonly number[];
+    skipIds: readonly number[];
+    perEndpoint: number;
+    window: number;
+  },
+): Promise<Candidate[]> {
+  const { now, endpointIds, skipIds, perEndpoint } = options;
+  if (endpointIds.length === 0) return [];
+  // Due deliveries of the outer query's endpoint `e`, in the order of the queue index, which gives
+  // the first few without reading the rest (endpoint ids are unique across tenants).
+  const dueOfEndpoint = sql<SqlBool>`webhook_deliveries.endpoint_id = e.id and ${QUEUED}
+    and webhook_deliveries.next_attempt_at <= ${now}
+    and (webhook_deliveries.lease_until is null or webhook_deliveries.lease_until < ${now})
+    and (webhook_deliveries.counts_toward_pause = 0 or e.status = 'active')
+    ${skipIds.length > 0 ? sql`and webhook_deliveries.id not in (${sql.join(skipIds)})` : sql``}`;
+  const endpoints = trx.selectFrom('webhook_endpoints as e').where('e.id', 'in', endpointIds);
+  if (isPostgres(trx)) {
+    return endpoints
+      .innerJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('webhook_deliveries')
+            .select(['id', 'tenant_id', 'endpoint_id', 'next_attempt_at'])
+            .where(dueOfEndpoint)
+            .orderBy('next_attempt_at')
+            .orderBy('id')
+            .limit(perEndpoint)
+            .as('h'),
+        (join) => join.onTrue(),
+      )
+      .select(['h.id', 'h.tenant_id', 'h.endpoint_id'])
+      .orderBy('h.next_attempt_at')
+      .orderBy('h.id')
+      .limit(options.window)
+      .forUpdate('h')
+      .skipLocked()
+      .execute();
+  }
+  // SQLite has no LATERAL; a correlated IN on the rowid reads the same few index entries.
+  return endpoints
+    .innerJoin('webhook_deliveries as h', (join) =>
+      join.on((eb) =>
+        eb(
+          'h.id',
+          'in',
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('webhook_deliveries.id')
+            .where(dueOfEndpoint)
+            .orderBy('webhook_deliveries.next_attempt_at')
+            .orderBy('webhook_deliveries.id')
+            .limit(perEndpoint),
+        ),
+      ),
+    )
+    .select(['h.id', 'h.tenant_id', 'h.endpoint_id'])
+    .orderBy('h.next_attempt_at')
+    .orderBy('h.id')
+    .limit(options.window)
+    .execute();
 }
 
 /** Gives a lease back without recording an attempt (a worker stopping before it sent). */
@@ -415,4 +626,18 @@ export async function nextDueAt(db: Kysely<Database>, now: number): Promise<numb
     .executeTakeFirst();
   const times = [free?.at, leased?.at].filter((v) => v !== null && v !== undefined).map(Number);
   return times.length > 0 ? Math.min(...times) : null;
+}
+
+/**
+ * When the next queued delivery falls due after `now`: one step in the queue index, however many
+ * are due now (those wait for a slot, and the attempts that free it wake the worker).
+ */
+async function nextDueAfter(db: Kysely<Database>, now: number): Promise<number | null> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where(QUEUED)
+    .where('next_attempt_at', '>', now)
+    .executeTakeFirst();
+  return row?.at === null || row?.at === undefined ? null : Number(row.at);
 }

@@ -9,6 +9,12 @@ import { Agent, buildConnector, request } from 'undici';
 import { type AllowList, isLocalhostName, refusedAddressReason, urlShapeProblem } from './address-guard.js';
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
+/**
+ * A connection (DNS, TCP and the TLS handshake) must be up within this, or within the whole
+ * timeout when that is shorter: a receiver that accepts connections and never completes a handshake
+ * holds a slot half as long as the default timeout, not all of it.
+ */
+export const CONNECT_TIMEOUT_MS = 5000;
 
 export class RefusedAddressError extends Error {
   readonly code = 'EFURROW_REFUSED_ADDRESS';
@@ -43,6 +49,8 @@ export function guardedLookup(allowList: AllowList): LookupFunction {
 
 export interface SenderOptions {
   timeoutMs: number;
+  /** Default: CONNECT_TIMEOUT_MS, or timeoutMs when shorter. */
+  connectTimeoutMs?: number;
   allowList: AllowList;
   /** WEBHOOK_CA_FILE: extra trusted CA certificates (PEM). */
   caFile?: string | undefined;
@@ -63,13 +71,14 @@ export interface Sender {
 
 export function createSender(options: SenderOptions): Sender {
   const { allowList, timeoutMs } = options;
+  const connectTimeoutMs = Math.min(options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS, timeoutMs);
   // One TLS context for every connection: given as `ca`, the certificates would be parsed anew for
   // each connection (the public roots included), which costs more than the handshake.
   const secureContext = options.caFile
     ? createSecureContext({ ca: [...rootCertificates, readCaFile(options.caFile)] })
     : undefined;
   const baseConnect = buildConnector({
-    timeout: timeoutMs,
+    timeout: connectTimeoutMs,
     lookup: guardedLookup(allowList),
     ...(secureContext ? { secureContext } : {}),
   } as buildConnector.BuildOptions);
@@ -137,11 +146,18 @@ export function createSender(options: SenderOptions): Sender {
         }
         return { ok, statusCode: status, error, responseExcerpt: excerpt, durationMs: elapsed() };
       } catch (err) {
-        const timedOut = signal.aborted || isTimeout(err);
+        let error: string;
+        if (innermost(err)?.code === 'UND_ERR_CONNECT_TIMEOUT') {
+          error = `no connection within ${connectTimeoutMs} ms (TCP connect and TLS handshake)`;
+        } else if (signal.aborted || isTimeout(err)) {
+          error = `timed out after ${timeoutMs} ms`;
+        } else {
+          error = describeError(err);
+        }
         return {
           ok: false,
           statusCode: null,
-          error: timedOut ? `timed out after ${timeoutMs} ms` : describeError(err),
+          error,
           responseExcerpt: null,
           durationMs: elapsed(),
         };
@@ -187,10 +203,15 @@ function isTimeout(err: unknown): boolean {
   );
 }
 
-function describeError(err: unknown): string {
+/** undici wraps the socket's error; the innermost one says what happened. */
+function innermost(err: unknown): (Error & { code?: string }) | undefined {
   let current = err as (Error & { code?: string; cause?: unknown }) | undefined;
-  // undici wraps the socket's error; the innermost one says what happened.
   while (current?.cause instanceof Error) current = current.cause as Error & { code?: string };
+  return current;
+}
+
+function describeError(err: unknown): string {
+  const current = innermost(err);
   if (current instanceof RefusedAddressError) return current.message;
   const code = current?.code;
   const known: Record<string, string> = {

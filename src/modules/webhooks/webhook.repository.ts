@@ -1,6 +1,6 @@
 // Tenant-scoped reads and writes of webhook endpoints and deliveries (the management API's side).
 // The worker's queue statements are in delivery-queue.ts.
-import type { Insertable, Selectable } from 'kysely';
+import { type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
 import {
   deleteScoped,
   insertScoped,
@@ -14,7 +14,7 @@ import type {
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
 import { isPostgres } from './delivery-queue.js';
-import { subscribes } from './events.js';
+import { subscribes, TEST_EVENT_TYPE } from './events.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -33,6 +33,19 @@ export async function findEndpoint(scope: Scope, publicId: string): Promise<Endp
     .selectAll()
     .where('public_id', '=', publicId)
     .executeTakeFirst();
+}
+
+/**
+ * findEndpoint, and on PostgreSQL the row stays locked until the caller's transaction ends: what
+ * the caller counts for the endpoint (its test messages) is counted by one request at a time.
+ */
+export async function findEndpointForUpdate(
+  scope: Scope,
+  publicId: string,
+): Promise<EndpointRow | undefined> {
+  let query = selectScoped(scope, 'webhook_endpoints').selectAll().where('public_id', '=', publicId);
+  if (isPostgres(scope.db)) query = query.forNoKeyUpdate();
+  return query.executeTakeFirst();
 }
 
 export async function listEndpoints(scope: Scope): Promise<EndpointRow[]> {
@@ -86,6 +99,37 @@ export async function countHeld(scope: Scope, endpointIds: number[]): Promise<Ma
     .groupBy('endpoint_id')
     .execute();
   return new Map(rows.map((r) => [r.endpoint_id, Number(r.n)]));
+}
+
+export interface TestMessageCounts {
+  /** Test messages of the endpoint queued or in flight. */
+  queued: number;
+  /** Test messages of the endpoint created after `since`, and the oldest such creation time. */
+  recent: number;
+  oldestRecentAt: number | null;
+}
+
+/**
+ * Counts an endpoint's test messages through their own index: its queued ones and the ones still in
+ * its log, a few dozen at most.
+ */
+export async function countTestMessages(
+  scope: Scope,
+  endpointId: number,
+  since: number,
+): Promise<TestMessageCounts> {
+  const rows = await selectScoped(scope, 'webhook_deliveries')
+    .select(['status', 'created_at'])
+    .where('endpoint_id', '=', endpointId)
+    // Written out, not bound: the partial index of test messages serves only this very condition.
+    .where(sql<SqlBool>`webhook_deliveries.event_type = ${sql.lit(TEST_EVENT_TYPE)}`)
+    .execute();
+  const recent = rows.filter((r) => r.created_at > since).map((r) => r.created_at);
+  return {
+    queued: rows.filter((r) => r.status === 'pending' || r.status === 'retrying').length,
+    recent: recent.length,
+    oldestRecentAt: recent.length > 0 ? Math.min(...recent) : null,
+  };
 }
 
 export async function insertDeliveries(scope: Scope, rows: DeliveryInsert[]): Promise<void> {

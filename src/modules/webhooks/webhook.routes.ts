@@ -25,6 +25,8 @@ import {
   removeWebhookEndpoint,
   rotateWebhookSecret,
   sendTestMessage,
+  TEST_MESSAGES_PER_MINUTE,
+  TEST_MESSAGES_QUEUED,
   type WebhookDeps,
 } from './webhook.service.js';
 
@@ -113,6 +115,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps & { db
       schema: {
         tags,
         summary: 'Send one webhook.test message now',
+        description: `At most ${TEST_MESSAGES_QUEUED} test messages of an endpoint wait or are in flight at a time, and at most ${TEST_MESSAGES_PER_MINUTE} are sent to it a minute; past either the answer is 429 with Retry-After.`,
         params: EndpointParams,
         response: { 202: data(DeliveryShape) },
       },

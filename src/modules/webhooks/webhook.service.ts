@@ -2,7 +2,7 @@
 import type { Config } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
-import { conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { AppError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
 import { notifyDeliveryWorkers } from './delivery-queue.js';
@@ -13,11 +13,13 @@ import {
   type AttemptRow,
   attemptsOf,
   countHeld,
+  countTestMessages,
   type DeliveryRow,
   deleteEndpoint,
   type EndpointRow,
   findDelivery,
   findEndpoint,
+  findEndpointForUpdate,
   insertDeliveries,
   insertEndpoint,
   listDeliveries,
@@ -27,9 +29,15 @@ import {
   updateEndpoint,
 } from './webhook.repository.js';
 
+/** Test messages of one endpoint queued or in flight at a time. */
+export const TEST_MESSAGES_QUEUED = 5;
+/** Test messages sent to one endpoint in any minute. */
+export const TEST_MESSAGES_PER_MINUTE = 10;
+const MINUTE_MS = 60_000;
+
 export interface WebhookDeps {
   clock: Clock;
-  config: Pick<Config, 'webhookAllowPrivateHosts'>;
+  config: Pick<Config, 'webhookAllowPrivateHosts' | 'webhookTimeoutMs'>;
   secretKey: Buffer;
   resolver?: Resolver;
 }
@@ -230,8 +238,10 @@ export async function sendTestMessage(
   workspaceId: string,
 ): Promise<Delivery> {
   return inTransaction(scope, async (tx) => {
-    const row = await requireEndpoint(tx, id);
+    const row = await findEndpointForUpdate(tx, id);
+    if (!row) throw notFound();
     const now = deps.clock.now();
+    await assertTestMessageAllowed(deps, tx, row.id, now);
     const delivery = newDeliveryRow({
       endpointId: row.id,
       type: TEST_EVENT_TYPE,
@@ -245,6 +255,38 @@ export async function sendTestMessage(
     const stored = await findDelivery(tx, row.id, delivery.public_id);
     return toDelivery(stored!, []);
   });
+}
+
+/**
+ * Send test is limited per endpoint: TEST_MESSAGES_QUEUED waiting or in flight, and
+ * TEST_MESSAGES_PER_MINUTE. Past either, 429 with Retry-After: for a full queue the timeout (a test
+ * message takes at most that once sent), for the rate the time until the oldest of the minute ages out.
+ */
+async function assertTestMessageAllowed(
+  deps: WebhookDeps,
+  scope: Scope,
+  endpointId: number,
+  now: number,
+): Promise<void> {
+  const counts = await countTestMessages(scope, endpointId, now - MINUTE_MS);
+  const tooMany = (
+    code: 'webhook.test_rate_limited' | 'webhook.test_queue_full',
+    limit: number,
+    waitMs: number,
+  ) => {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return new AppError(code, 429, { limit, seconds }, [], { 'retry-after': String(seconds) });
+  };
+  if (counts.recent >= TEST_MESSAGES_PER_MINUTE) {
+    throw tooMany(
+      'webhook.test_rate_limited',
+      TEST_MESSAGES_PER_MINUTE,
+      (counts.oldestRecentAt ?? now) + MINUTE_MS - now,
+    );
+  }
+  if (counts.queued >= TEST_MESSAGES_QUEUED) {
+    throw tooMany('webhook.test_queue_full', TEST_MESSAGES_QUEUED, deps.config.webhookTimeoutMs);
+  }
 }
 
 export async function listWebhookDeliveries(scope: Scope, id: string, limit = 50): Promise<Delivery[]> {

@@ -19,6 +19,7 @@ import {
   NOTIFY_CHANNEL,
   nextDueAt,
   pruneDeliveryLog,
+  type QueuedEndpoint,
   type RecordedAttempt,
   recordAttempt,
   recordAttempts,
@@ -27,10 +28,19 @@ import { baseRequestHeaders } from './events.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
 import { decryptSecret, signPayload } from './signing.js';
 
-/** Deliveries in flight in one worker process. */
-export const GLOBAL_CONCURRENCY = 32;
-/** Deliveries in flight to one endpoint from one worker process: a slow receiver cannot take every slot. */
-export const PER_ENDPOINT_CONCURRENCY = 8;
+/** Deliveries in flight in one worker process (its slots; on PostgreSQL, at most the pool's size less 2). */
+export const GLOBAL_CONCURRENCY = 64;
+/**
+ * Fair shares of a process's slots, so that a slow or dead receiver costs others nothing: one
+ * endpoint holds at most a quarter of them, one tenant's endpoints together at most half.
+ */
+export const ENDPOINT_SHARE = 1 / 4;
+export const TENANT_SHARE = 1 / 2;
+/**
+ * PostgreSQL connections of a process that delivers (serve with role all or worker): 16 attempts in
+ * flight, each recording on a connection of its own, its LISTEN and one for claiming.
+ */
+export const WORKER_POOL_SIZE = 18;
 /**
  * A lease outlives the timeout by this much, so a live worker records before it expires (the
  * recording may wait for a pooled connection and the database). Each claim has its own lease token.
@@ -39,9 +49,10 @@ export const LEASE_MARGIN_MS = 30_000;
 /** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
 const RESERVED_CONNECTIONS = 2;
 /**
- * While deliveries are in flight, a finished one wakes the claiming loop only once this share of
- * the slots is free (8 of 32): one claim transaction then leases a batch instead of one delivery at
- * a time, and the other slots keep sending meanwhile. New events wake it at once.
+ * While deliveries are in flight, finished ones wake the claiming loop only once this share of a
+ * tenant's slots has been freed since the last claim (8 of 32): one claim transaction then leases a
+ * batch instead of one delivery at a time, and the other slots keep sending meanwhile. New events
+ * wake it at once.
  */
 const CLAIM_BATCH_SHARE = 4;
 /**
@@ -71,9 +82,20 @@ export interface DeliveryWorkerDeps {
 
 export interface DeliveryWorkerOptions {
   globalConcurrency?: number;
+  /** Default: ENDPOINT_SHARE of the slots. */
   perEndpointConcurrency?: number;
+  /** Default: TENANT_SHARE of the slots. */
+  perTenantConcurrency?: number;
   /** Longest idle sleep without a wake-up (default 5 s). */
   idleCheckMs?: number;
+}
+
+/** The caps of a process with `slots` slots: at least one delivery each. */
+export function fairShares(slots: number): { perEndpoint: number; perTenant: number } {
+  return {
+    perEndpoint: Math.max(1, Math.floor(slots * ENDPOINT_SHARE)),
+    perTenant: Math.max(1, Math.floor(slots * TENANT_SHARE)),
+  };
 }
 
 interface PendingRecord {
@@ -89,9 +111,21 @@ export class DeliveryWorker implements BackgroundService {
   private readonly sender: Sender;
   private readonly globalLimit: number;
   private readonly perEndpointLimit: number;
+  private readonly perTenantLimit: number;
+  private readonly claimBatch: number;
   private readonly idleCheckMs: number;
   private readonly inFlight = new Map<number, Promise<void>>();
   private readonly inFlightByEndpoint = new Map<number, number>();
+  private readonly inFlightByTenant = new Map<number, number>();
+  /** Deliveries finished since the last claim. */
+  private freedSinceClaim = 0;
+  /**
+   * The endpoints with queued deliveries as the last claim that needed them found them; looked up
+   * again after anything may have queued deliveries elsewhere (a wake-up by an event, a timer).
+   */
+  private queuedEndpoints: QueuedEndpoint[] | undefined;
+  /** Counts the times the endpoints with queued deliveries may have changed. */
+  private queuedEndpointsVersion = 0;
   /** Finished deliveries per endpoint since its log was last pruned: "tenantId:endpointId" → n. */
   private readonly unpruned = new Map<string, number>();
   /** Attempts waiting to be recorded by the next batch, and whether a batch is being written. */
@@ -104,7 +138,11 @@ export class DeliveryWorker implements BackgroundService {
   private listener: pg.PoolClient | undefined;
   /** LISTEN attempts failed in a row: only the first is logged, and the recovery. */
   private listenFailures = 0;
-  private readonly onWake = () => this.wake();
+  /** New deliveries may have been queued (by this process or another): a wake-up by an event. */
+  private readonly onWake = () => {
+    this.forgetQueuedEndpoints();
+    this.wake();
+  };
 
   constructor(
     private readonly deps: DeliveryWorkerDeps,
@@ -115,7 +153,13 @@ export class DeliveryWorker implements BackgroundService {
     const wanted = options.globalConcurrency ?? GLOBAL_CONCURRENCY;
     this.globalLimit =
       poolMax === undefined ? wanted : Math.max(1, Math.min(wanted, poolMax - RESERVED_CONNECTIONS));
-    this.perEndpointLimit = options.perEndpointConcurrency ?? PER_ENDPOINT_CONCURRENCY;
+    const shares = fairShares(this.globalLimit);
+    this.perEndpointLimit = options.perEndpointConcurrency ?? shares.perEndpoint;
+    this.perTenantLimit = options.perTenantConcurrency ?? shares.perTenant;
+    this.claimBatch = Math.max(
+      1,
+      Math.floor(Math.min(this.globalLimit, this.perTenantLimit) / CLAIM_BATCH_SHARE),
+    );
     this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
     this.sender = createSender({
       timeoutMs: deps.config.webhookTimeoutMs,
@@ -129,7 +173,9 @@ export class DeliveryWorker implements BackgroundService {
    * every attempt, and answers how many attempts were made.
    */
   async runOnce(): Promise<number> {
-    const claimed = await this.claim();
+    // A step hears no wake-ups: it looks at the queue afresh.
+    this.forgetQueuedEndpoints();
+    const { claimed } = await this.claim();
     await Promise.all(claimed.map((delivery) => this.inFlight.get(delivery.id)));
     return claimed.length;
   }
@@ -171,6 +217,11 @@ export class DeliveryWorker implements BackgroundService {
       listener.release(true);
     }
     await this.sender.close();
+  }
+
+  private forgetQueuedEndpoints(): void {
+    this.queuedEndpoints = undefined;
+    this.queuedEndpointsVersion += 1;
   }
 
   wake(): void {
@@ -216,7 +267,7 @@ export class DeliveryWorker implements BackgroundService {
       this.listener = connection;
       if (this.listenFailures > 0) this.deps.logger?.info('webhook worker listens again');
       this.listenFailures = 0;
-      this.wake(); // anything that became due while not listening
+      this.onWake(); // anything queued while not listening
     } catch (err) {
       if (client) drop(client);
       if (this.listenFailures++ === 0) {
@@ -234,12 +285,15 @@ export class DeliveryWorker implements BackgroundService {
       let sleepMs = this.idleCheckMs;
       try {
         this.woken = false;
-        const claimed = await this.claim();
-        if (claimed.length > 0) continue;
+        const { claimed, wanted, capped, nextDueAt: nextAfterCapped } = await this.claim();
+        // Every free slot taken: there may be more to claim. Fewer: all that can go now has gone.
+        if (claimed.length > 0 && claimed.length === wanted) continue;
         if (this.inFlight.size === 0) await this.pruneLogs(0);
         if (this.inFlight.size < this.globalLimit) {
           const now = this.deps.clock.now();
-          const due = await nextDueAt(this.deps.database.db, now);
+          // Deliveries left for a cap wait for their endpoint's or tenant's attempts to finish (which
+          // wake this loop); the timer is for those that fall due later.
+          const due = capped ? (nextAfterCapped ?? null) : await nextDueAt(this.deps.database.db, now);
           if (due !== null) sleepMs = Math.min(this.idleCheckMs, Math.max(25, due - now));
         }
       } catch (err) {
@@ -252,7 +306,12 @@ export class DeliveryWorker implements BackgroundService {
       }
       if (this.woken || !this.running) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, sleepMs);
+        const timer = setTimeout(() => {
+          // A timer, not an event: deliveries may have been queued where no signal reaches (another
+          // process on a SQLite file).
+          this.forgetQueuedEndpoints();
+          resolve();
+        }, sleepMs);
         this.wakeUp = () => {
           clearTimeout(timer);
           resolve();
@@ -262,37 +321,53 @@ export class DeliveryWorker implements BackgroundService {
     }
   }
 
-  /** Claims up to the free slots and starts sending; each send frees its slot and wakes the loop. */
-  private async claim(): Promise<ClaimedDelivery[]> {
-    const free = this.globalLimit - this.inFlight.size;
-    if (free <= 0) return [];
+  /**
+   * Claims up to the free slots, within the endpoint and tenant caps, and starts sending; finished
+   * sends wake the loop once a batch of slots is free again.
+   */
+  private async claim(): Promise<{
+    claimed: ClaimedDelivery[];
+    wanted: number;
+    capped: boolean;
+    nextDueAt?: number | null | undefined;
+  }> {
+    const wanted = this.globalLimit - this.inFlight.size;
+    if (wanted <= 0) return { claimed: [], wanted, capped: false };
+    this.freedSinceClaim = 0;
+    const known = this.queuedEndpoints;
+    const version = this.queuedEndpointsVersion;
     const now = this.deps.clock.now();
     const leaseMs = this.deps.config.webhookTimeoutMs + LEASE_MARGIN_MS;
-    const claimed = await claimDueDeliveries(this.deps.database.db, {
+    const result = await claimDueDeliveries(this.deps.database.db, {
       now,
       leaseMs,
       owner: this.id,
-      limit: free,
+      limit: wanted,
       perEndpointLimit: this.perEndpointLimit,
+      perTenantLimit: this.perTenantLimit,
       inFlightByEndpoint: this.inFlightByEndpoint,
+      inFlightByTenant: this.inFlightByTenant,
       inFlightIds: [...this.inFlight.keys()],
+      queuedEndpoints: known,
     });
+    // Kept unless something may have queued deliveries since the claim began.
+    if (result.queuedEndpoints && version === this.queuedEndpointsVersion) {
+      this.queuedEndpoints = result.queuedEndpoints;
+    }
+    const { deliveries: claimed, capped, nextDueAt } = result;
     for (const delivery of claimed) {
-      this.inFlightByEndpoint.set(
-        delivery.endpointId,
-        (this.inFlightByEndpoint.get(delivery.endpointId) ?? 0) + 1,
-      );
+      countIn(this.inFlightByEndpoint, delivery.endpointId, 1);
+      countIn(this.inFlightByTenant, delivery.tenantId, 1);
       const work = this.attempt(delivery, now + leaseMs).finally(() => {
         this.inFlight.delete(delivery.id);
-        const n = (this.inFlightByEndpoint.get(delivery.endpointId) ?? 1) - 1;
-        if (n > 0) this.inFlightByEndpoint.set(delivery.endpointId, n);
-        else this.inFlightByEndpoint.delete(delivery.endpointId);
-        const free = this.globalLimit - this.inFlight.size;
-        if (free >= Math.max(1, Math.floor(this.globalLimit / CLAIM_BATCH_SHARE))) this.wake();
+        countIn(this.inFlightByEndpoint, delivery.endpointId, -1);
+        countIn(this.inFlightByTenant, delivery.tenantId, -1);
+        this.freedSinceClaim += 1;
+        if (this.freedSinceClaim >= this.claimBatch) this.wake();
       });
       this.inFlight.set(delivery.id, work);
     }
-    return claimed;
+    return { claimed, wanted, capped, nextDueAt };
   }
 
   /**
@@ -444,6 +519,12 @@ export class DeliveryWorker implements BackgroundService {
       );
     }
   }
+}
+
+function countIn(counts: Map<number, number>, key: number, change: number): void {
+  const n = (counts.get(key) ?? 0) + change;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
 }
 
 export function createDeliveryWorker(

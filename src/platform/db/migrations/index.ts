@@ -6,6 +6,7 @@ import * as m0003 from './0003_webhooks.js';
 import * as m0004 from './0004_iot_harvest.js';
 import * as m0005 from './0005_list_scaling.js';
 import * as m0006 from './0006_delivery_log_index.js';
+import * as m0007 from './0007_delivery_queue_indexes.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -14,4 +15,5 @@ export const migrations: Record<string, Migration> = {
   '0004_iot_harvest': m0004,
   '0005_list_scaling': m0005,
   '0006_delivery_log_index': m0006,
+  '0007_delivery_queue_indexes': m0007,
 };
