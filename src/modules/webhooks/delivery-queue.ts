@@ -402,6 +402,8 @@ export interface RecordedAttempt {
   recorded: boolean;
   status?: DeliveryStatus;
   endpointPaused?: boolean;
+  /** When a retrying delivery falls due again. */
+  nextAttemptAt?: number | null;
 }
 
 /**
@@ -536,7 +538,7 @@ async function recordIn(
   if (finished && delivery.countsTowardPause) {
     endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
   }
-  return { recorded: true, status, endpointPaused };
+  return { recorded: true, status, endpointPaused, nextAttemptAt };
 }
 
 async function updateFailureStreak(

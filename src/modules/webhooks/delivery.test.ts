@@ -533,6 +533,30 @@ forEachDialect('webhook deliveries', (database) => {
     await strict.stop();
   });
 
+  it('retries on schedule while running, without waiting for the idle check', async () => {
+    const ep = await endpoint((_req, n) => (n < 2 ? { status: 503, body: 'later' } : undefined));
+    // Real time, and an idle check that would never come within the test.
+    const looping = createDeliveryWorker(
+      {
+        database: t.database,
+        clock: { now: () => Date.now() },
+        config: { ...t.config, webhookRetryScheduleMs: [200, 200, 200] },
+        secretKey: t.config.secretKey!,
+      },
+      { idleCheckMs: 600_000 },
+    );
+    await looping.start();
+    try {
+      t.clock.set(Date.now());
+      const before = receiver.requests.length;
+      await emit('iot.alert.raised', { retried: 'on time' });
+      await receiver.waitForRequests(before + 3, 20_000);
+    } finally {
+      await looping.stop();
+    }
+    assert.equal(ep.received().length, 3);
+  });
+
   it('wakes an idle worker at commit, not on a polling interval; a rollback sends nothing', async () => {
     const ep = await endpoint();
     const looping = workerWith({ idleCheckMs: 600_000 });

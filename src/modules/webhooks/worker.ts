@@ -136,6 +136,8 @@ export class DeliveryWorker implements BackgroundService {
   private wakeUp: (() => void) | undefined;
   private woken = false;
   private listener: pg.PoolClient | undefined;
+  /** When the loop's current sleep ends (clock time), while it sleeps. */
+  private sleepingUntil: number | undefined;
   /** LISTEN attempts failed in a row: only the first is logged, and the recovery. */
   private listenFailures = 0;
   /** New deliveries may have been queued (by this process or another): a wake-up by an event. */
@@ -305,6 +307,7 @@ export class DeliveryWorker implements BackgroundService {
         sleepMs = UNAVAILABLE_RETRY_MS;
       }
       if (this.woken || !this.running) continue;
+      this.sleepingUntil = this.deps.clock.now() + sleepMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {
           // A timer, not an event: deliveries may have been queued where no signal reaches (another
@@ -318,7 +321,17 @@ export class DeliveryWorker implements BackgroundService {
         };
       });
       this.wakeUp = undefined;
+      this.sleepingUntil = undefined;
     }
+  }
+
+  /**
+   * A delivery falls due at `at` (an attempt to retry): a loop asleep past then wakes now and sleeps
+   * again until the earliest due time. Finished attempts wake the loop only once a batch of slots is
+   * free, so without this a retry could wait for the idle check.
+   */
+  private dueAt(at: number): void {
+    if (this.sleepingUntil !== undefined && at < this.sleepingUntil) this.wake();
   }
 
   /**
@@ -506,6 +519,7 @@ export class DeliveryWorker implements BackgroundService {
           'webhook endpoint paused after repeated failures',
         );
       }
+      if (recorded.status === 'retrying' && recorded.nextAttemptAt) this.dueAt(recorded.nextAttemptAt);
       if (recorded.status === 'succeeded' || recorded.status === 'failed') {
         const key = `${delivery.tenantId}:${delivery.endpointId}`;
         this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + 1);
