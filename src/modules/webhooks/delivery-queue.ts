@@ -402,8 +402,8 @@ export interface RecordedAttempt {
   recorded: boolean;
   status?: DeliveryStatus;
   endpointPaused?: boolean;
-  /** When a retrying delivery falls due again. */
-  nextAttemptAt?: number | null;
+  /** When a retrying delivery falls due again (retrying only). */
+  nextAttemptAt?: number;
 }
 
 /**
@@ -538,7 +538,9 @@ async function recordIn(
   if (finished && delivery.countsTowardPause) {
     endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
   }
-  return { recorded: true, status, endpointPaused, nextAttemptAt };
+  return nextAttemptAt === null
+    ? { recorded: true, status, endpointPaused }
+    : { recorded: true, status, endpointPaused, nextAttemptAt };
 }
 
 async function updateFailureStreak(

@@ -118,10 +118,19 @@ export async function liveCount(scope: Scope, table: RecordTable): Promise<numbe
   return Number(row?.live_count ?? 0);
 }
 
-const livePageQueries = new Map<
-  RecordTable,
-  PreparedQuery<{ tenantId: number; limit: number; offset: number }, unknown>
->();
+type PageParams = { tenantId: number; limit: number; offset: number };
+
+/** The ids of a page of live rows, newest first, from the tenant's (tenant_id, id) index. */
+function livePageIds(db: Db, table: RecordTable, p: PageParams) {
+  return (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+    .select(`${table}.id`)
+    .where(`${table}.deleted_at`, 'is', null)
+    .orderBy(`${table}.id`, 'desc')
+    .limit(p.limit)
+    .offset(p.offset);
+}
+
+const livePageQueries = new Map<RecordTable, PreparedQuery<PageParams, unknown>>();
 
 function livePageQuery(table: RecordTable) {
   let query = livePageQueries.get(table);
@@ -129,19 +138,10 @@ function livePageQuery(table: RecordTable) {
     // The page's ids from the tenant's (tenant_id, id) index, then their rows. Asked for whole rows
     // at once, PostgreSQL walks the primary key newest first instead, through every newer row of
     // other tenants.
-    query = preparedQuery((db, p: { tenantId: number; limit: number; offset: number }) =>
+    query = preparedQuery((db, p: PageParams) =>
       (selectScoped({ db, tenantId: p.tenantId }, table) as any)
         .selectAll()
-        .where(
-          `${table}.id`,
-          'in',
-          (selectScoped({ db, tenantId: p.tenantId }, table) as any)
-            .select(`${table}.id`)
-            .where(`${table}.deleted_at`, 'is', null)
-            .orderBy(`${table}.id`, 'desc')
-            .limit(p.limit)
-            .offset(p.offset),
-        )
+        .where(`${table}.id`, 'in', livePageIds(db, table, p))
         .orderBy(`${table}.id`, 'desc'),
     );
     livePageQueries.set(table, query);
@@ -149,23 +149,12 @@ function livePageQuery(table: RecordTable) {
   return query;
 }
 
-const livePageIdsQueries = new Map<
-  RecordTable,
-  PreparedQuery<{ tenantId: number; limit: number; offset: number }, unknown>
->();
+const livePageIdsQueries = new Map<RecordTable, PreparedQuery<PageParams, unknown>>();
 
-/** The ids of a page of live rows, newest first, from the tenant's (tenant_id, id) index. */
 function livePageIdsQuery(table: RecordTable) {
   let query = livePageIdsQueries.get(table);
   if (query === undefined) {
-    query = preparedQuery((db, p: { tenantId: number; limit: number; offset: number }) =>
-      (selectScoped({ db, tenantId: p.tenantId }, table) as any)
-        .select(`${table}.id`)
-        .where(`${table}.deleted_at`, 'is', null)
-        .orderBy(`${table}.id`, 'desc')
-        .limit(p.limit)
-        .offset(p.offset),
-    );
+    query = preparedQuery((db, p: PageParams) => livePageIds(db, table, p));
     livePageIdsQueries.set(table, query);
   }
   return query;
