@@ -6,7 +6,7 @@ import { after, describe, it } from 'node:test';
 import { TEST_SECRET_KEY_HEX } from './support/app.js';
 import { loginToken } from './support/factories.js';
 import { type PgCluster, pgClusterSkip, startPgCluster } from './support/pg-cluster.js';
-import { runFurrow, type ServerProcess, startFurrow } from './support/processes.js';
+import { migrateAndCreateTenant, type ServerProcess, startFurrow } from './support/processes.js';
 
 const OWNER_PASSWORD = 'freeze-owner-pw';
 const FREEZE_MS = 12_000;
@@ -61,24 +61,7 @@ describe('PostgreSQL frozen', { skip: pgClusterSkip }, () => {
       DATABASE_CONNECT_TIMEOUT_MS: '1000',
       DATABASE_STATEMENT_TIMEOUT_MS: '1500',
     };
-    const migrated = await runFurrow(['migrate'], { env });
-    assert.equal(migrated.code, 0, migrated.stderr);
-    const created = await runFurrow(
-      [
-        'tenant',
-        'create',
-        '--code',
-        'frozen',
-        '--name',
-        'Frozen',
-        '--owner',
-        'owner',
-        '--password',
-        OWNER_PASSWORD,
-      ],
-      { env },
-    );
-    assert.equal(created.code, 0, created.stderr);
+    await migrateAndCreateTenant(env, 'frozen', { username: 'owner', password: OWNER_PASSWORD });
     server = await startFurrow(['serve', '--role', 'all'], { env });
     const base = server.url;
     const token = await loginToken(base, 'frozen', { username: 'owner', password: OWNER_PASSWORD });

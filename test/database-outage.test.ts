@@ -6,7 +6,12 @@ import { after, describe, it } from 'node:test';
 import { TEST_SECRET_KEY_HEX } from './support/app.js';
 import { loginToken } from './support/factories.js';
 import { type PgCluster, pgClusterSkip, startPgCluster } from './support/pg-cluster.js';
-import { runFurrow, type ServerProcess, startFurrow, startFurrowWorker } from './support/processes.js';
+import {
+  migrateAndCreateTenant,
+  type ServerProcess,
+  startFurrow,
+  startFurrowWorker,
+} from './support/processes.js';
 import { type Receiver, startReceiver } from './support/webhook-receiver.js';
 
 /** In every DATABASE_URL (trust authentication ignores it): it must never show in an answer or a log. */
@@ -121,24 +126,7 @@ describe('PostgreSQL stopped and started again under load', { skip: pgClusterSki
         DATABASE_STATEMENT_TIMEOUT_MS: '3000',
         LOG_LEVEL: 'info',
       };
-      const migrated = await runFurrow(['migrate'], { env });
-      assert.equal(migrated.code, 0, migrated.stderr);
-      const created = await runFurrow(
-        [
-          'tenant',
-          'create',
-          '--code',
-          name,
-          '--name',
-          name,
-          '--owner',
-          'owner',
-          '--password',
-          OWNER_PASSWORD,
-        ],
-        { env },
-      );
-      assert.equal(created.code, 0, created.stderr);
+      await migrateAndCreateTenant(env, name, { username: 'owner', password: OWNER_PASSWORD });
       const started =
         roles === 'all'
           ? [await startFurrow(['serve', '--role', 'all'], { env })]

@@ -8,7 +8,7 @@ import { after, before, it } from 'node:test';
 import { client } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken } from './support/factories.js';
-import { runFurrow, type ServerProcess, startFurrow } from './support/processes.js';
+import { migrateAndCreateTenant, type ServerProcess, startFurrow } from './support/processes.js';
 import { assertErrorShape } from './support/resources.js';
 
 const CROPS = 400;
@@ -29,23 +29,7 @@ forEachDialect('large pages', (database) => {
 
   before(async () => {
     const env = { DATABASE_URL: database.url, FURROW_SECRET_KEY: 'ab'.repeat(32) };
-    assert.equal((await runFurrow(['migrate'], { env })).code, 0);
-    const created = await runFurrow(
-      [
-        'tenant',
-        'create',
-        '--code',
-        'big',
-        '--name',
-        'Big',
-        '--owner',
-        'owner',
-        '--password',
-        'long-enough-1',
-      ],
-      { env },
-    );
-    assert.equal(created.code, 0, created.stderr);
+    await migrateAndCreateTenant(env, 'big', { username: 'owner', password: 'long-enough-1' });
     server = await startFurrow(['serve', '--role', 'api'], { env, timeoutMs: 60_000 });
     c = client(
       server.url,

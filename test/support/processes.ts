@@ -157,3 +157,29 @@ export async function startFurrowWorker(
     },
   };
 }
+
+/** Migrates the database of `env` and creates a tenant with its owner, through the CLI. */
+export async function migrateAndCreateTenant(
+  env: Record<string, string>,
+  code: string,
+  owner: { username: string; password: string },
+): Promise<void> {
+  const migrated = await runFurrow(['migrate'], { env });
+  if (migrated.code !== 0) throw new Error(`furrow migrate failed: ${migrated.stderr}`);
+  const created = await runFurrow(
+    [
+      'tenant',
+      'create',
+      '--code',
+      code,
+      '--name',
+      code,
+      '--owner',
+      owner.username,
+      '--password',
+      owner.password,
+    ],
+    { env },
+  );
+  if (created.code !== 0) throw new Error(`furrow tenant create failed: ${created.stderr}`);
+}
