@@ -1,0 +1,21 @@
+// The modules the commands use, loaded lazily: `furrow --help` and usage errors answer at once.
+export const load = {
+  config: () => import('../config.js'),
+  database: () => import('../platform/db/database.js'),
+  unavailable: () => import('../platform/db/unavailable.js'),
+  migrate: () => import('../platform/db/migrate.js'),
+  tenants: () => import('../modules/tenants/tenant.repository.js'),
+  tenantService: () => import('../modules/tenants/tenant.service.js'),
+  userService: () => import('../modules/users/user.service.js'),
+  demoData: () => import('../modules/demo/demo-data.js'),
+  app: () => import('../app.js'),
+  clock: () => import('../platform/clock.js'),
+  errors: () => import('../platform/errors.js'),
+  i18n: () => import('../platform/i18n.js'),
+  logging: () => import('../platform/http/logging.js'),
+  secretKey: () => import('../platform/secret-key.js'),
+  background: () => import('../platform/background.js'),
+  serveLock: () => import('../platform/db/serve-lock.js'),
+  webhookWorker: () => import('../modules/webhooks/worker.js'),
+  offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
+};

@@ -1,0 +1,218 @@
+// furrow serve: the API, the web screen and the background work, by role.
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { BackgroundService } from '../platform/background.js';
+import type { Clock } from '../platform/clock.js';
+import type { DatabaseHandle } from '../platform/db/database.js';
+import { load } from './lazy.js';
+import { parseOptions, UsageError } from './options.js';
+import { describeDemo } from './tenant.js';
+
+const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
+
+Starts Furrow. Roles:
+  all      API, web screen, delivery worker and offline sweeper in one process (default)
+  api      only the HTTP API and web screen
+  worker   only the background work (webhook deliveries, offline sweeps)
+--migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
+           run "furrow migrate" once per release, or pass --migrate)
+`;
+
+type Role = 'all' | 'api' | 'worker';
+
+export async function serve(args: string[]): Promise<number> {
+  const values = parseOptions(args, { role: { type: 'string' }, migrate: { type: 'boolean' } }, SERVE_HELP);
+  if (!values) return 0;
+  const role = ((values.role as string | undefined) ?? 'all') as Role;
+  if (!['all', 'api', 'worker'].includes(role))
+    throw new UsageError(`--role must be all, api or worker.\n\n${SERVE_HELP}`);
+
+  const config = (await load.config()).loadConfig();
+  const [
+    { openDatabase, dialectOf, bulkWorkTimeouts },
+    { migrateToLatest, pendingMigrations },
+    { buildApp },
+    { systemClock },
+    { loggerOptions },
+  ] = await Promise.all([load.database(), load.migrate(), load.app(), load.clock(), load.logging()]);
+  const { loadOrCreateSecretKey } = await load.secretKey();
+  const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
+  const { takeSqliteServeLock } = await load.serveLock();
+  const serveLock =
+    dialectOf(config.databaseUrl) === 'sqlite'
+      ? takeSqliteServeLock(config.databaseUrl.slice('sqlite:'.length))
+      : undefined;
+  // On PostgreSQL each delivery in flight records on a connection of its own: a process that
+  // delivers keeps a larger pool (WORKER_POOL_SIZE) than one that only answers the API (10).
+  const maxConnections = role === 'api' ? 10 : (await load.webhookWorker()).WORKER_POOL_SIZE;
+  const database = openDatabase(config.databaseUrl, {
+    maxConnections,
+    timeouts: config.databaseTimeouts,
+  });
+  const { startAll, stopAll } = await load.background();
+  const services: BackgroundService[] = [];
+  let app: FastifyInstance | undefined;
+  try {
+    if (database.dialect === 'sqlite') {
+      await migrateToLatest(database.db);
+    } else if (values.migrate) {
+      // On a pool of its own, without the statement timeouts that serving uses.
+      const migrating = openDatabase(config.databaseUrl, {
+        timeouts: bulkWorkTimeouts(config.databaseTimeouts),
+      });
+      try {
+        await migrateToLatest(migrating.db);
+      } finally {
+        await migrating.close();
+      }
+    } else {
+      const pending = await pendingMigrations(database.db);
+      if (pending.length > 0) {
+        throw new Error(
+          `the database has ${pending.length} pending migration(s); run "furrow migrate" first (or serve --migrate)`,
+        );
+      }
+    }
+    if (role !== 'worker') await createDemoTenantIfEmpty(database, config, systemClock);
+
+    app = await buildApp({
+      config,
+      database,
+      clock: systemClock,
+      secretKey: secret.key,
+      logger: loggerOptions(config.logLevel),
+    });
+    if (secret.source === 'created') app.log.info(`created a new secret key in ${config.dataDir}/secret.key`);
+    if (config.webhookAllowPrivateHosts.length > 0) {
+      app.log.warn(
+        { hosts: config.webhookAllowPrivateHosts },
+        'WEBHOOK_ALLOW_PRIVATE_HOSTS exempts these hosts from the public-address rule',
+      );
+    }
+    if (config.webhookCaFile) {
+      app.log.warn(
+        { file: config.webhookCaFile },
+        'WEBHOOK_CA_FILE adds these certificates to the ones trusted for webhook receivers',
+      );
+    }
+    // Background work of roles all and worker; one line per service.
+    if (role !== 'api') {
+      const { createDeliveryWorker } = await load.webhookWorker();
+      services.push(
+        createDeliveryWorker({
+          database,
+          clock: systemClock,
+          config,
+          secretKey: secret.key,
+          logger: app.log.child({ service: 'webhooks' }),
+        }),
+      );
+      const { createOfflineSweeper } = await load.offlineSweeper();
+      services.push(
+        createOfflineSweeper({
+          db: database.db,
+          clock: systemClock,
+          intervalMs: config.iotSweepIntervalMs,
+          logger: app.log.child({ service: 'iot-offline-sweeper' }),
+        }),
+      );
+    }
+    if (role !== 'worker') {
+      await app.listen({ port: config.port, host: config.host });
+    } else {
+      await app.ready();
+    }
+    await startAll(services);
+    const { isDatabaseUnavailable } = await load.unavailable();
+    const log = app.log;
+    // The database going away must not end the process. Every path handles it; should a promise
+    // of one still fail unobserved, it is logged and the process keeps serving. Any other unhandled
+    // rejection still ends it, as Node does by default.
+    process.on('unhandledRejection', (reason) => {
+      if (!isDatabaseUnavailable(reason)) throw reason;
+      log.error({ err: (reason as Error).message }, 'a database error was not handled');
+    });
+    app.log.info(
+      { role, database: database.dialect },
+      role === 'worker'
+        ? 'furrow worker started'
+        : `furrow listening on http://${config.host}:${config.port} (API reference at /docs)`,
+    );
+  } catch (err) {
+    await stopAll(services);
+    await app?.close();
+    await database.close();
+    serveLock?.release();
+    throw err;
+  }
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      app?.log.info({ signal }, 'shutting down: no new connections, finishing requests in flight');
+      resolve();
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  // Requests and deliveries in flight finish before the database closes.
+  await Promise.all([app.close(), stopAll(services)]);
+  await database.close();
+  serveLock?.release();
+  return 0;
+}
+
+async function createDemoTenantIfEmpty(
+  database: DatabaseHandle,
+  config: Config,
+  clock: Clock,
+): Promise<void> {
+  const [{ countTenants, findTenantByCode }, { createTenantWithOwner }, { loadDemoData }] = await Promise.all(
+    [load.tenants(), load.tenantService(), load.demoData()],
+  );
+  if ((await countTenants(database.db)) > 0) return;
+  const password = randomBytes(12).toString('base64url');
+  let created: { tenant: { id: number }; ownerId: number };
+  try {
+    created = await createTenantWithOwner(
+      { db: database.db, clock },
+      {
+        code: 'demo',
+        name: 'Demo Farm',
+        owner: { username: 'owner', password, firstname: 'Demo', lastname: 'Owner' },
+      },
+    );
+  } catch (err) {
+    // Another process created it at the same moment: that is fine.
+    if ((await findTenantByCode(database.db, 'demo')) === undefined) throw err;
+    return;
+  }
+  // The demo data loads in its own transaction; if it fails, the owner's one-time password must
+  // still be shown, or nobody could ever log in to the tenant just created.
+  let demoLine: string;
+  try {
+    const demo = await loadDemoData(
+      { clock },
+      { db: database.db, tenantId: created.tenant.id },
+      created.ownerId,
+    );
+    demoLine = describeDemo(demo).trimEnd();
+  } catch (err) {
+    demoLine = `The demo data could not be loaded (${(err as Error).message}); the tenant and its owner exist.`;
+  }
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  process.stdout.write(
+    [
+      '',
+      'Created tenant "demo" with owner "owner".',
+      demoLine,
+      `  password: ${password}`,
+      '  (shown once; create more users with "furrow user create")',
+      '',
+      'Log in:',
+      `  curl -s -X POST ${base}/api/auth/login -H 'Content-Type: application/json' \\`,
+      `    -d '{"tenantcode":"demo","username":"owner","password":"${password}"}'`,
+      '',
+    ].join('\n'),
+  );
+}
