@@ -2,13 +2,14 @@
 // claims due deliveries with a lease, sends outside any transaction, then records the attempt.
 import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { type Kysely, PostgresAdapter, type SqlBool, sql } from 'kysely';
+import { type Kysely, type SqlBool, sql } from 'kysely';
+import { isPostgresDb } from '../../platform/db/database.js';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Database, Db } from '../../platform/db/types.js';
+import { nextDeliveryState, pausesAfter } from './delivery-policy.js';
 
 export const NOTIFY_CHANNEL = 'furrow_webhook_deliveries';
-/** Consecutive fully failed deliveries that pause an endpoint (spec 6.4). */
-export const PAUSE_AFTER_FAILURES = 5;
+export { PAUSE_AFTER_FAILURES } from './delivery-policy.js';
 /** Finished deliveries kept per endpoint for the log (spec 8). */
 export const LOG_SIZE = 50;
 
@@ -23,17 +24,13 @@ const FINISHED = sql<SqlBool>`webhook_deliveries.status in ('succeeded', 'failed
 /** Wakes the workers of this process (SQLite; on PostgreSQL NOTIFY reaches every process). */
 export const localWakeUp = new EventEmitter();
 
-export function isPostgres(db: Db): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
-
 /**
  * Tells idle workers that deliveries are due. On PostgreSQL the NOTIFY joins the caller's
  * transaction and is delivered at commit (never for a rollback). On SQLite the single connection
  * is busy until the transaction ends, so a woken worker's claim runs after the commit.
  */
 export async function notifyDeliveryWorkers(db: Db): Promise<void> {
-  if (isPostgres(db)) await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(db);
+  if (isPostgresDb(db)) await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(db);
   else localWakeUp.emit('wake');
 }
 
@@ -281,7 +278,7 @@ async function oldestDue(
     .orderBy('id')
     .limit(window);
   if (skipIds.length > 0) query = query.where('id', 'not in', skipIds);
-  if (isPostgres(trx)) query = query.forUpdate().skipLocked();
+  if (isPostgresDb(trx)) query = query.forUpdate().skipLocked();
   return query.execute();
 }
 
@@ -331,7 +328,7 @@ async function dueHeads(
     and (webhook_deliveries.counts_toward_pause = 0 or e.status = 'active')
     ${skipIds.length > 0 ? sql`and webhook_deliveries.id not in (${sql.join(skipIds)})` : sql``}`;
   const endpoints = trx.selectFrom('webhook_endpoints as e').where('e.id', 'in', endpointIds);
-  if (isPostgres(trx)) {
+  if (isPostgresDb(trx)) {
     return endpoints
       .innerJoinLateral(
         (eb) =>
@@ -477,7 +474,7 @@ async function recordIn(
     .select(['status'])
     .where('tenant_id', '=', delivery.tenantId)
     .where('id', '=', delivery.endpointId);
-  if (isPostgres(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
+  if (isPostgresDb(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
   const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
   // The endpoint was paused while the attempt was in flight: the delivery stays held (it is sent
   // again on enable; receivers deduplicate on the id) and the streak is left alone.
@@ -487,21 +484,19 @@ async function recordIn(
     .where('tenant_id', '=', delivery.tenantId)
     .where('id', '=', delivery.id)
     .where('lease_owner', '=', delivery.leaseToken);
-  if (isPostgres(trx)) current = current.forUpdate();
+  if (isPostgresDb(trx)) current = current.forUpdate();
   const row = await current.executeTakeFirst();
   if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
-  let status: DeliveryStatus;
-  let nextAttemptAt: number | null = null;
-  if (row.status === 'held') status = 'held';
-  else if (outcome.ok) status = 'succeeded';
-  else if (number >= maxAttempts) status = 'failed';
-  else if (endpoint?.status === 'paused' && delivery.countsTowardPause) status = 'held';
-  else {
-    status = 'retrying';
-    const delays = options.retryScheduleMs;
-    nextAttemptAt = now + (delays[Math.min(number - 1, delays.length - 1)] ?? 0);
-  }
-  const finished = status === 'succeeded' || status === 'failed';
+  const { status, nextAttemptAt, finished } = nextDeliveryState({
+    number,
+    maxAttempts,
+    ok: outcome.ok,
+    current: row.status,
+    endpointStatus: endpoint?.status,
+    countsTowardPause: delivery.countsTowardPause,
+    retryScheduleMs: options.retryScheduleMs,
+    now,
+  });
   const updated = await trx
     .updateTable('webhook_deliveries')
     .set({
@@ -567,7 +562,7 @@ async function updateFailureStreak(
   )
     .returning(['consecutive_failures', 'status'])
     .executeTakeFirst();
-  if (row?.status !== 'active' || row.consecutive_failures < PAUSE_AFTER_FAILURES) return false;
+  if (!row || !pausesAfter(row.consecutive_failures, row.status)) return false;
   await endpointWhere(
     trx.updateTable('webhook_endpoints').set({
       status: 'paused',
