@@ -1,6 +1,7 @@
 // Tenant-scoped reads and writes of webhook endpoints and deliveries (the management API's side).
 // The worker's queue statements are in delivery-queue.ts.
 import { type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
+import { isPostgresDb } from '../../platform/db/database.js';
 import {
   deleteScoped,
   insertScoped,
@@ -13,7 +14,6 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
-import { isPostgres } from './delivery-queue.js';
 import { subscribes, TEST_EVENT_TYPE } from './events.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -44,7 +44,7 @@ export async function findEndpointForUpdate(
   publicId: string,
 ): Promise<EndpointRow | undefined> {
   let query = selectScoped(scope, 'webhook_endpoints').selectAll().where('public_id', '=', publicId);
-  if (isPostgres(scope.db)) query = query.forNoKeyUpdate();
+  if (isPostgresDb(scope.db)) query = query.forNoKeyUpdate();
   return query.executeTakeFirst();
 }
 
@@ -65,7 +65,7 @@ export async function subscribedEndpoints(
     .innerJoin('tenants', 'tenants.id', 'webhook_endpoints.tenant_id')
     .select(['webhook_endpoints.id', 'webhook_endpoints.status', 'webhook_endpoints.events', 'tenants.code'])
     .orderBy('webhook_endpoints.id');
-  if (isPostgres(scope.db)) query = query.forShare('webhook_endpoints');
+  if (isPostgresDb(scope.db)) query = query.forShare('webhook_endpoints');
   const rows = await query.execute();
   return rows
     .filter((r) => subscribes(JSON.parse(r.events) as string[], type))

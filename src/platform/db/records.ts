@@ -4,13 +4,13 @@
 import {
   type Expression,
   type ExpressionBuilder,
-  PostgresAdapter,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
   sql,
 } from 'kysely';
 import { type AppError, validationFailed } from '../errors.js';
+import { isPostgresDb } from './database.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Database, Db } from './types.js';
@@ -288,7 +288,7 @@ export async function findByIds<T extends RecordTable>(
   if (unique.length === 0) return new Map();
   const rows: any[] = await byIdsQuery(table).all(scope.db, {
     tenantId: scope.tenantId,
-    ids: isPostgresDb(scope) ? unique : JSON.stringify(unique),
+    ids: isPostgresDb(scope.db) ? unique : JSON.stringify(unique),
   });
   return new Map(rows.map((row) => [row.id as number, row]));
 }
@@ -303,7 +303,7 @@ function byIdsQuery(table: RecordTable) {
   let query = byIdsQueries.get(table);
   if (query === undefined) {
     query = preparedQuery((db, p: { tenantId: number; ids: unknown }) => {
-      const ids = isPostgresDb({ db, tenantId: 0 })
+      const ids = isPostgresDb(db)
         ? sql`(select unnest(${p.ids}::bigint[]))`
         : sql`(select value from json_each(${p.ids}))`;
       return (selectScoped({ db, tenantId: p.tenantId }, table) as any)
@@ -384,14 +384,10 @@ export function containsText(
         ),
       );
   };
-  if (isPostgresDb(scope)) return like('ilike');
+  if (isPostgresDb(scope.db)) return like('ilike');
   if ([...term].length < 3) return like('like');
   const search = sql.table(`${table}_search`);
   const phrase = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
   return () =>
     sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${search} where ${search} match ${phrase})`;
-}
-
-export function isPostgresDb(scope: Scope): boolean {
-  return scope.db.getExecutor().adapter instanceof PostgresAdapter;
 }
