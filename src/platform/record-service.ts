@@ -2,6 +2,7 @@
 // reference checks in one transaction, soft delete. A resource gives its table, how a request maps
 // to columns and how rows become answers (batch, so nested objects cost one query per kind).
 import type { Selectable } from 'kysely';
+import type { PageQuery, RequestContext } from './context.js';
 import {
   type Filter,
   findLive,
@@ -15,7 +16,6 @@ import { checkReferences, type Reference } from './db/references.js';
 import { inTransaction } from './db/scope.js';
 import type { Database } from './db/types.js';
 import { type FieldError, notFound, validationFailed } from './errors.js';
-import type { PageQuery, RequestContext } from './http/resource.js';
 
 export type Row<T extends RecordTable> = Selectable<Database[T]>;
 export type Columns = Record<string, unknown>;

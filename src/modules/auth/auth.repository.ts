@@ -1,13 +1,13 @@
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
+import type { AuthContext } from '../../platform/context.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.js';
-import type { Db } from '../../platform/db/types.js';
-import type { AuthContext } from '../../platform/http/auth.js';
-import { toAuthUser, type UserRow } from '../users/user.repository.js';
+import type { Db, UsersTable } from '../../platform/db/types.js';
+import { toAuthUser } from './identity.js';
 
 export interface LoginCandidate {
   tenant: { id: number; code: string; name: string };
-  user: UserRow;
+  user: Selectable<UsersTable>;
 }
 
 /** The active user with this username in the tenant with this code (login comes before any scope). */

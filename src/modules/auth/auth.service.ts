@@ -1,13 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import { type Clock, toIsoUtc } from '../../platform/clock.js';
+import type { AuthContext, AuthUser } from '../../platform/context.js';
 import type { Database } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
-import type { AuthContext, AuthUser } from '../../platform/http/auth.js';
 import { isStorableText } from '../../platform/http/input-checks.js';
 import { type Language, parseLanguage } from '../../platform/i18n.js';
 import { newAccessToken, sha256Hex } from '../../platform/ids.js';
-import { normalizeUsername } from '../users/user.service.js';
 import {
   countAttempts,
   failedAttemptsByBucket,
@@ -21,6 +20,7 @@ import {
   recordAttempt,
   revokeAccessToken,
 } from './auth.repository.js';
+import { normalizeUsername } from './identity.js';
 import { verifyPassword } from './password.js';
 import type { TokenCache } from './token-cache.js';
 

@@ -4,8 +4,9 @@
 // nothing of those tables changed since it was read, and never past the token's expiry. Entries are
 // keyed by the token itself, so a hit needs no hash; the process holds the tokens of the requests it
 // serves anyway, and only their hashes are ever stored.
+
+import type { AuthContext } from '../../platform/context.js';
 import type { TableChanges } from '../../platform/db/table-changes.js';
-import type { AuthContext } from '../../platform/http/auth.js';
 
 /** The tables an AuthContext is read from. */
 const AUTH_TABLES = ['access_tokens', 'users', 'tenants'] as const;

@@ -2,8 +2,9 @@
 // `npm start` creates on an empty database), so every endpoint has something to show at once.
 // Everything goes through the resources' services, with the same checks as the API.
 import type { Clock } from '../../platform/clock.js';
+import type { RequestContext } from '../../platform/context.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
-import type { RequestContext } from '../../platform/http/resource.js';
+import { toAuthUser } from '../auth/identity.js';
 import { categoryService } from '../categories/category.service.js';
 import { cropTypeService } from '../crop-types/crop-type.service.js';
 import { cropService } from '../crops/crop.service.js';
@@ -11,7 +12,7 @@ import { diaryCategoryService, diarySubcategoryService, taskService } from '../d
 import { blockService, farmService, parcelService, zoneService } from '../places/places.service.js';
 import { seasonService } from '../seasons/season.service.js';
 import { templateService } from '../templates/template.service.js';
-import { findUserById, toAuthUser } from '../users/user.repository.js';
+import { findUserById } from '../users/user.repository.js';
 
 export interface DemoSummary {
   farms: number;

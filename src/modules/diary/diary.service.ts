@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import type { RequestContext } from '../../platform/context.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
 import {
@@ -12,7 +13,6 @@ import {
   refOrNull,
   searchTerms,
 } from '../../platform/http/fields.js';
-import type { RequestContext } from '../../platform/http/resource.js';
 import { type Columns, type Row, recordService } from '../../platform/record-service.js';
 import { findTaskSubcategories, overlapsRange, replaceTaskSubcategories } from './diary.repository.js';
 import type {

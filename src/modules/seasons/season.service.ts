@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import type { RequestContext } from '../../platform/context.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
@@ -14,7 +15,6 @@ import {
   refOrNull,
   searchTerms,
 } from '../../platform/http/fields.js';
-import type { RequestContext } from '../../platform/http/resource.js';
 import { randomBase62 } from '../../platform/ids.js';
 import { type Columns, type Row, recordService } from '../../platform/record-service.js';
 import { presentFarm } from '../places/places.service.js';

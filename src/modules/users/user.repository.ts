@@ -3,7 +3,6 @@ import { isUniqueViolation } from '../../platform/db/database.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { UsersTable } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
-import type { AuthUser } from '../../platform/http/auth.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -36,18 +35,6 @@ export async function findUserById(scope: Scope, id: number): Promise<UserRow | 
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-}
-
-export function toAuthUser(row: Pick<UserRow, keyof AuthUser>): AuthUser {
-  return {
-    id: row.id,
-    username: row.username,
-    name: row.name,
-    firstname: row.firstname,
-    lastname: row.lastname,
-    picture: row.picture,
-    role: row.role,
-  };
 }
 
 export type UserChanges = Partial<Omit<UserInsert, never>>;

@@ -1,10 +1,11 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
+import type { PageQuery, RequestContext } from '../../platform/context.js';
 import { listLive } from '../../platform/db/records.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { conflict, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
-import type { PageQuery, RequestContext } from '../../platform/http/resource.js';
 import { revokeUserTokens } from '../auth/auth.repository.js';
+import { normalizeUsername } from '../auth/identity.js';
 import { hashPassword } from '../auth/password.js';
 import {
   findUserById,
@@ -27,11 +28,6 @@ export interface NewUser {
   lastname?: string;
   picture?: string | null;
   role: 'owner' | 'staff';
-}
-
-/** Usernames are case-insensitive: stored and compared in lower case. */
-export function normalizeUsername(username: string): string {
-  return username.trim().toLowerCase();
 }
 
 export async function createUser(deps: { clock: Clock }, scope: Scope, input: NewUser): Promise<UserRow> {

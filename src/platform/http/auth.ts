@@ -1,27 +1,13 @@
 // The auth hook: every /api route needs a valid access token unless its config says `public`.
 // The token comes as `Authorization: Bearer …` or, for the original service's clients, `?token=`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AuthContext } from '../context.js';
 import type { Scope } from '../db/scope.js';
 import type { Db } from '../db/types.js';
 import { AppError } from '../errors.js';
 import { type Language, languageFromAcceptLanguage, parseLanguage } from '../i18n.js';
 
-export interface AuthUser {
-  id: number;
-  username: string;
-  name: string;
-  firstname: string;
-  lastname: string;
-  picture: string | null;
-  role: 'owner' | 'staff';
-}
-
-export interface AuthContext {
-  tokenId: number;
-  tenant: { id: number; code: string; name: string };
-  user: AuthUser;
-  language: Language | undefined;
-}
+export type { AuthContext, AuthUser } from '../context.js';
 
 export type TokenResolver = (token: string) => Promise<AuthContext | null>;
 

@@ -6,28 +6,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { type Static, type TObject, type TSchema, Type } from 'typebox';
 import type { Clock } from '../clock.js';
+import type { PageQuery, RequestContext } from '../context.js';
 import { COUNT_LIMIT } from '../db/records.js';
-import type { Scope } from '../db/scope.js';
 import type { Db } from '../db/types.js';
 import { type FieldError, validationFailed } from '../errors.js';
 import { translate } from '../i18n.js';
-import { type AuthUser, authOf, requireOwner, scopeOf } from './auth.js';
+import { authOf, requireOwner, scopeOf } from './auth.js';
 import { Id, MAX_JSON_DEPTH, nestsDeeperThan } from './fields.js';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 1000;
 
-/** What a service needs from a request: the tenant scope, the clock and the acting user. */
-export interface RequestContext {
-  scope: Scope;
-  clock: Clock;
-  user: AuthUser;
-}
-
-export interface PageQuery {
-  page: number;
-  pageLimit: number;
-}
+export type { PageQuery, RequestContext } from '../context.js';
 
 export const PageQueryProperties = {
   page: Type.Integer({ minimum: 0, maximum: 10_000_000, default: 0, description: 'Page number, from 0' }),

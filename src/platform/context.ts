@@ -1,0 +1,34 @@
+// Who is acting and for which tenant: the values services and repositories receive. HTTP makes
+// them from a request (http/auth.ts, http/resource.ts); the CLI and tests make them directly.
+import type { Clock } from './clock.js';
+import type { Scope } from './db/scope.js';
+import type { Language } from './i18n.js';
+
+export interface AuthUser {
+  id: number;
+  username: string;
+  name: string;
+  firstname: string;
+  lastname: string;
+  picture: string | null;
+  role: 'owner' | 'staff';
+}
+
+export interface AuthContext {
+  tokenId: number;
+  tenant: { id: number; code: string; name: string };
+  user: AuthUser;
+  language: Language | undefined;
+}
+
+/** What a service needs from a request: the tenant scope, the clock and the acting user. */
+export interface RequestContext {
+  scope: Scope;
+  clock: Clock;
+  user: AuthUser;
+}
+
+export interface PageQuery {
+  page: number;
+  pageLimit: number;
+}
