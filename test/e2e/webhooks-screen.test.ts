@@ -17,9 +17,10 @@ import {
   openScreen,
   type ScreenPage,
   TEST_OUTPUT_DIR,
+  useScreenSuite,
 } from '../support/browser.js';
 import { TestDatabase } from '../support/databases.js';
-import { makeTenant, makeUser, type TestTenant } from '../support/factories.js';
+import { makeTenant, type TestTenant } from '../support/factories.js';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'webhooks-screen');
@@ -33,38 +34,8 @@ async function signIn(page: Page, tenant: string, user: { username: string; pass
 }
 
 describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
-  const database = new TestDatabase('sqlite');
-  let t: TestApp;
-  let browser: Browser;
-  let farm: TestTenant;
-  let staff: { username: string; password: string };
-  const open: ScreenPage[] = [];
-
-  async function screen(options: { viewport?: { width: number; height: number }; locale?: string } = {}) {
-    const s = await openScreen(browser, t.url, { outputDir: OUTPUT, ...options });
-    open.push(s);
-    return s;
-  }
-
-  before(async () => {
-    ensureWebBuilt();
-    await database.create();
-    t = await startTestApp(database.url);
-    farm = await makeTenant(t.database.db);
-    staff = await makeUser(t.database.db, farm, 'staff');
-    browser = await launchBrowser();
-  });
-  afterEach(async () => {
-    // Every page of the test must have stayed free of console errors.
-    const problems = open.flatMap((s) => s.problems);
-    await Promise.all(open.splice(0).map((s) => s.close()));
-    assert.deepEqual(problems, [], 'no console errors, uncaught exceptions or failed requests');
-  });
-  after(async () => {
-    await browser?.close();
-    await t?.close();
-    await database.drop();
-  });
+  const suite = useScreenSuite(OUTPUT);
+  const { screen } = suite;
 
   it('signs in with the keyboard alone, after a wrong password is refused with the reason', async () => {
     const { page, screenshot } = await screen();
@@ -72,7 +43,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     await page.waitForURL('**/manage/');
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
 
-    await signIn(page, farm.code, { username: 'owner', password: 'wrong-password' });
+    await signIn(page, suite.farm.code, { username: 'owner', password: 'wrong-password' });
     await page.getByRole('alert').filter({ hasText: 'The account or password is incorrect' }).waitFor();
     await screenshot('01-sign-in-refused');
     assert.deepEqual(await accessibilityViolations(page), []);
@@ -83,11 +54,11 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate('document.activeElement.id'), 'signin-username');
     await page.keyboard.press('Tab');
-    await page.keyboard.type(farm.owner.password);
+    await page.keyboard.type(suite.farm.owner.password);
     await page.keyboard.press('Enter');
 
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
-    await page.getByText(`Signed in as Ana Tran (owner), Farm ${farm.code}`).waitFor();
+    await page.getByText(`Signed in as Ana Tran (owner), Farm ${suite.farm.code}`).waitFor();
     const stored = await page.evaluate('JSON.parse(sessionStorage.getItem("furrow.session")).token');
     assert.equal(typeof stored, 'string', 'the token is kept in sessionStorage');
     await screenshot('02-signed-in');
@@ -97,7 +68,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
   it('tells a staff member that only owners manage webhooks', async () => {
     const { page, screenshot } = await screen();
     await page.goto('/manage/webhooks');
-    await signIn(page, farm.code, staff);
+    await signIn(page, suite.farm.code, suite.staff);
     await page.getByRole('heading', { name: 'Only owners can manage webhooks' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Add endpoint' }).count(), 0);
     assert.equal(await page.getByRole('link', { name: 'Add endpoint' }).count(), 0);
@@ -108,28 +79,32 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
   it('goes back to sign-in with a message when the token expires', async () => {
     const { page, screenshot } = await screen();
     await page.goto('/manage/');
-    await signIn(page, farm.code, farm.owner);
+    await signIn(page, suite.farm.code, suite.farm.owner);
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
 
-    t.clock.advance(36_001 * 1000); // past TOKEN_TTL_SECONDS
+    suite.t.clock.advance(36_001 * 1000); // past TOKEN_TTL_SECONDS
     try {
       await page.reload();
       await page.getByText('Your session has expired. Please sign in again.').waitFor();
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
-      assert.equal(await page.getByLabel('Tenant code').inputValue(), farm.code, 'ready to sign in again');
+      assert.equal(
+        await page.getByLabel('Tenant code').inputValue(),
+        suite.farm.code,
+        'ready to sign in again',
+      );
       assert.equal(await page.getByLabel('Username').inputValue(), 'owner');
       assert.equal(await page.getByLabel('Password').inputValue(), '');
       await screenshot('04-expired');
     } finally {
-      t.clock.advance(-36_001 * 1000);
+      suite.t.clock.advance(-36_001 * 1000);
     }
   });
 
   it('signs out: the token is revoked and the screen says so', async () => {
     const { page, screenshot } = await screen();
     await page.goto('/manage/');
-    await signIn(page, farm.code, farm.owner);
+    await signIn(page, suite.farm.code, suite.farm.owner);
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     const token = (await page.evaluate(
       'JSON.parse(sessionStorage.getItem("furrow.session")).token',
@@ -139,7 +114,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     await page.getByText('You have signed out.').waitFor();
     assert.equal(await page.getByLabel('Username').inputValue(), '', 'nothing of the last user is left');
     assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
-    const me = await request(t.url, 'GET', '/api/auth/me', { token });
+    const me = await request(suite.t.url, 'GET', '/api/auth/me', { token });
     assert.equal(me.status, 401, 'the signed-out token no longer works');
     await screenshot('05-signed-out');
   });
@@ -151,7 +126,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     await page.getByRole('heading', { level: 1, name: 'Đăng nhập' }).waitFor();
     assert.equal(await page.evaluate('document.documentElement.lang'), 'vi');
 
-    await page.getByLabel('Mã doanh nghiệp').fill(farm.code);
+    await page.getByLabel('Mã doanh nghiệp').fill(suite.farm.code);
     await page.getByLabel('Tên đăng nhập').fill('owner');
     await page.getByLabel('Mật khẩu').fill('wrong-password');
     await page.getByRole('button', { name: 'Đăng nhập' }).click();

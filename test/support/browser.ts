@@ -1,11 +1,16 @@
 // A real headless Chromium for the screen's tests: Debian's /usr/bin/chromium driven by
 // playwright-core (which downloads nothing). Every page records console errors and uncaught
 // exceptions so a test can fail on them, and saves screenshots under test-output/.
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { after, afterEach, before } from 'node:test';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { startTestApp, type TestApp } from './app.js';
+import { TestDatabase } from './databases.js';
+import { makeTenant, makeUser, type TestTenant } from './factories.js';
 import { REPO_ROOT } from './processes.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -158,4 +163,67 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   return violations.map(
     (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
   );
+}
+
+/** What useScreenSuite prepares: a Furrow app with a farm, its owner and a staff member, and a browser. */
+export interface ScreenSuite {
+  readonly t: TestApp;
+  readonly farm: TestTenant;
+  readonly staff: { username: string; password: string };
+  /** A new page (its own context); every test fails on a console error of its pages. */
+  screen(options?: { viewport?: { width: number; height: number }; locale?: string }): Promise<ScreenPage>;
+}
+
+/**
+ * Registers the hooks of a browser suite on SQLite (call it inside `describe`): the app, a farm with
+ * an owner and a staff member, Chromium, and pages checked for console errors after each test.
+ */
+export function useScreenSuite(outputDir: string): ScreenSuite {
+  const database = new TestDatabase('sqlite');
+  let t: TestApp | undefined;
+  let browser: Browser | undefined;
+  let farm: TestTenant | undefined;
+  let staff: { username: string; password: string } | undefined;
+  const open: ScreenPage[] = [];
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the screen suite is not set up yet');
+    return value;
+  };
+
+  before(async () => {
+    ensureWebBuilt();
+    await database.create();
+    t = await startTestApp(database.url);
+    farm = await makeTenant(t.database.db);
+    staff = await makeUser(t.database.db, farm, 'staff');
+    browser = await launchBrowser();
+  });
+  afterEach(async () => {
+    // Every page of the test must have stayed free of console errors.
+    const problems = open.flatMap((s) => s.problems);
+    await Promise.all(open.splice(0).map((s) => s.close()));
+    assert.deepEqual(problems, [], 'no console errors, uncaught exceptions or failed requests');
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+    await database.drop();
+  });
+
+  return {
+    get t() {
+      return ready(t);
+    },
+    get farm() {
+      return ready(farm);
+    },
+    get staff() {
+      return ready(staff);
+    },
+    async screen(options = {}) {
+      const s = await openScreen(ready(browser), ready(t).url, { outputDir, ...options });
+      open.push(s);
+      return s;
+    },
+  };
 }
