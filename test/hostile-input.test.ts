@@ -63,6 +63,10 @@ forEachDialect('hostile input', (database) => {
     assert.deepEqual(invalidFields(form.body), ['crop_type']);
     const decimal = await c.post('/api/crop/crop', { form: `name=Decimal&crop_type=${g.cropType}` });
     assert.equal(decimal.status, 201, decimal.text);
+    // An empty form field still reads as "none", as the original clients send it.
+    const empty = await c.post('/api/croptype/croptype', { form: 'name=Empty&parent_id=' });
+    assert.equal(empty.status, 201, empty.text);
+    assert.equal(empty.body[0].parent_id, 0); // "none", as the original service answers it
     // JSON's 1e400 parses as Infinity.
     const infinite = await c.post('/api/harvest/batches', {
       raw: `{"parcel_id":${g.parcel},"crop_type_id":${g.cropType},"quantity_kg":1e400}`,

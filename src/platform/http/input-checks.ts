@@ -50,7 +50,9 @@ export function inputProblems(value: unknown, schema: SchemaNode | undefined, ro
     if (errors.length >= MAX_REPORTED || depth > MAX_WALK_DEPTH) return;
     if (typeof v === 'string') {
       if (!isStorableText(v)) errors.push({ field: field || root, message: 'field.text' });
-      else if (node && takesNumberNotString(node) && !DECIMAL.test(v))
+      // An empty string is left to Ajv: it reads "" as null where a field may be null (form bodies
+      // send empty fields) and refuses it elsewhere.
+      else if (v !== '' && node && takesNumberNotString(node) && !DECIMAL.test(v))
         errors.push(numberError(field || root, node));
       return;
     }
