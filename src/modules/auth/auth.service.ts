@@ -4,9 +4,9 @@ import { type Clock, toIsoUtc } from '../../platform/clock.js';
 import type { AuthContext, AuthUser } from '../../platform/context.js';
 import type { Database } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
-import { isStorableText } from '../../platform/http/input-checks.js';
 import { type Language, parseLanguage } from '../../platform/i18n.js';
 import { newAccessToken, sha256Hex } from '../../platform/ids.js';
+import { isStorableText } from '../../platform/text.js';
 import {
   countAttempts,
   failedAttemptsByBucket,

@@ -7,14 +7,7 @@
 //   (JSON's 1e400) is refused too.
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import { type FieldError, validationFailed } from '../errors.js';
-
-// ES2024 string methods, present in Node 20 (V8 11.3) though not in this project's `lib`.
-declare global {
-  interface String {
-    isWellFormed(): boolean;
-    toWellFormed(): string;
-  }
-}
+import { isStorableText } from '../text.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -37,11 +30,6 @@ const DECIMAL = /^-?\d+(\.\d+)?$/;
 const MAX_REPORTED = 20;
 /** Values deeper than this are refused elsewhere (MAX_JSON_DEPTH); the walk stops there. */
 const MAX_WALK_DEPTH = 32;
-
-/** Whether a text can be stored as sent on both databases: no NUL, no unpaired surrogate. */
-export function isStorableText(text: string): boolean {
-  return !text.includes('\u0000') && text.isWellFormed();
-}
 
 /** Field errors of a request value, walked along its schema (which may be undefined). */
 export function inputProblems(value: unknown, schema: SchemaNode | undefined, root: string): FieldError[] {
