@@ -5,6 +5,7 @@ import { after, before, it } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import qs from 'qs';
+import { RECORD_TABLES } from '../src/platform/db/records.js';
 import { client, startTestApp, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant } from './support/factories.js';
@@ -144,21 +145,8 @@ const ENDPOINTS: Endpoint[] = [
   },
 ];
 
-const TABLES = [
-  'farms',
-  'blocks',
-  'zones',
-  'parcels',
-  'crop_types',
-  'product_categories',
-  'crops',
-  'diary_categories',
-  'diary_subcategories',
-  'season_templates',
-  'seasons',
-  'diary_tasks',
-  'users',
-];
+/** Every record table: a refused request changes none of them. */
+const TABLES = RECORD_TABLES;
 
 /** `[[[…"x"…]]]` nested `depth` levels, as JSON text. */
 const nestedText = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
