@@ -2,7 +2,6 @@
 // reference checks in one transaction, soft delete. A resource gives its table, how a request maps
 // to columns and how rows become answers (batch, so nested objects cost one query per kind).
 import type { Selectable } from 'kysely';
-import type { PageQuery, RequestContext } from './context.js';
 import {
   type Filter,
   findLive,
@@ -16,6 +15,7 @@ import { checkReferences, type Reference } from './db/references.js';
 import { inTransaction } from './db/scope.js';
 import type { Database } from './db/types.js';
 import { type FieldError, notFound, validationFailed } from './errors.js';
+import type { PageQuery, RequestContext } from './resource/context.js';
 
 export type Row<T extends RecordTable> = Selectable<Database[T]>;
 export type Columns = Record<string, unknown>;

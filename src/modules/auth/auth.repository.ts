@@ -1,8 +1,8 @@
 import { type Selectable, sql } from 'kysely';
-import type { AuthContext } from '../../platform/context.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.js';
 import type { Db, UsersTable } from '../../platform/db/types.js';
+import type { AuthContext } from '../../platform/resource/context.js';
 import { toAuthUser } from './identity.js';
 
 export interface LoginCandidate {

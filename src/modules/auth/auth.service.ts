@@ -1,11 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import { type Clock, toIsoUtc } from '../../platform/clock.js';
-import type { AuthContext, AuthUser } from '../../platform/context.js';
 import type { Database } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
 import { type Language, parseLanguage } from '../../platform/i18n.js';
 import { newAccessToken, sha256Hex } from '../../platform/ids.js';
+import type { AuthContext, AuthUser } from '../../platform/resource/context.js';
 import { isStorableText } from '../../platform/text.js';
 import {
   countAttempts,

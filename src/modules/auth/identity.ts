@@ -1,8 +1,8 @@
 // Who a user is to the rest of the service: the login name as stored, and the user as requests
 // carry it. Users and auth both need these; auth owns them, so neither module imports the other back.
 import type { Selectable } from 'kysely';
-import type { AuthUser } from '../../platform/context.js';
 import type { UsersTable } from '../../platform/db/types.js';
+import type { AuthUser } from '../../platform/resource/context.js';
 
 /** Usernames are case-insensitive: stored and compared in lower case. */
 export function normalizeUsername(username: string): string {

@@ -5,8 +5,8 @@
 // keyed by the token itself, so a hit needs no hash; the process holds the tokens of the requests it
 // serves anyway, and only their hashes are ever stored.
 
-import type { AuthContext } from '../../platform/context.js';
 import type { TableChanges } from '../../platform/db/table-changes.js';
+import type { AuthContext } from '../../platform/resource/context.js';
 
 /** The tables an AuthContext is read from. */
 const AUTH_TABLES = ['access_tokens', 'users', 'tenants'] as const;

@@ -1,4 +1,4 @@
-import { resourceRoutes } from '../../platform/http/resource.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import { Category, CategoryCreate, CategoryUpdate } from './category.schemas.js';
 import { categoryService } from './category.service.js';
 

@@ -1,6 +1,6 @@
 // Product category (crop/livestock group), spec 2.3: status is an integer in answers.
 import { Type } from 'typebox';
-import { LONG_TEXT, Name, NullableId, RefInput, StatusInput, Text } from '../../platform/http/fields.js';
+import { LONG_TEXT, Name, NullableId, RefInput, StatusInput, Text } from '../../platform/resource/fields.js';
 
 export const Category = Type.Object({
   id: Type.Integer(),

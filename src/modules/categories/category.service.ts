@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import { definedOnly, optional, parseStatus, refOrNull } from '../../platform/http/fields.js';
 import { checkParentCycle, recordService } from '../../platform/record-service.js';
+import { definedOnly, optional, parseStatus, refOrNull } from '../../platform/resource/input.js';
 import type { CategoryCreate, CategoryUpdate } from './category.schemas.js';
 
 export const categoryService = recordService<

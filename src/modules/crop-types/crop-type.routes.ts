@@ -1,4 +1,4 @@
-import { resourceRoutes } from '../../platform/http/resource.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import { CropType, CropTypeCreate, CropTypeUpdate } from './crop-type.schemas.js';
 import { cropTypeService } from './crop-type.service.js';
 

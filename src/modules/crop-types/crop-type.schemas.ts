@@ -1,6 +1,6 @@
 // Crop type (variety), spec 2.2: parent_id is 0 when there is no parent; `parent-id` is accepted.
 import { Type } from 'typebox';
-import { LONG_TEXT, Name, NullableText, RefInput, Text } from '../../platform/http/fields.js';
+import { LONG_TEXT, Name, NullableText, RefInput, Text } from '../../platform/resource/fields.js';
 
 export const CropType = Type.Object({
   id: Type.Integer(),

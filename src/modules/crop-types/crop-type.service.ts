@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
-import { definedOnly, refOrNull } from '../../platform/http/fields.js';
 import { checkParentCycle, recordService } from '../../platform/record-service.js';
+import { definedOnly, refOrNull } from '../../platform/resource/input.js';
 import type { CropTypeCreate, CropTypeUpdate } from './crop-type.schemas.js';
 
 export const cropTypeService = recordService<

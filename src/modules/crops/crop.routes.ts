@@ -1,4 +1,4 @@
-import { resourceRoutes } from '../../platform/http/resource.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import { Crop, CropCreate, CropListItem, CropQuery, CropUpdate } from './crop.schemas.js';
 import { cropService } from './crop.service.js';
 

@@ -11,7 +11,7 @@ import {
   SearchParam,
   StatusInput,
   Text,
-} from '../../platform/http/fields.js';
+} from '../../platform/resource/fields.js';
 
 const MAX_PRICE = Number.MAX_SAFE_INTEGER;
 

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { containsText, type Filter } from '../../platform/db/records.js';
+import { type Row, recordService } from '../../platform/record-service.js';
 import {
   definedOnly,
   imagesToJson,
@@ -7,8 +8,7 @@ import {
   parseStatus,
   refOrNull,
   searchTerms,
-} from '../../platform/http/fields.js';
-import { type Row, recordService } from '../../platform/record-service.js';
+} from '../../platform/resource/input.js';
 import type { CropCreate, CropQuery, CropUpdate } from './crop.schemas.js';
 
 // The form's fields are assigned onto the common ones: an object spread here sends every answer to

@@ -2,8 +2,8 @@
 // `npm start` creates on an empty database), so every endpoint has something to show at once.
 // Everything goes through the resources' services, with the same checks as the API.
 import type { Clock } from '../../platform/clock.js';
-import type { RequestContext } from '../../platform/context.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
+import type { RequestContext } from '../../platform/resource/context.js';
 import { toAuthUser } from '../auth/identity.js';
 import { categoryService } from '../categories/category.service.js';
 import { cropTypeService } from '../crop-types/crop-type.service.js';

@@ -12,7 +12,7 @@ import {
   SearchParam,
   Text,
   TimestampInput,
-} from '../../platform/http/fields.js';
+} from '../../platform/resource/fields.js';
 
 export const DiaryCategory = Type.Object({ id: Type.Integer(), name: Type.String() });
 export const DiaryCategoryInput = {

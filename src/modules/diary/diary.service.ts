@@ -1,19 +1,18 @@
 import type { Static } from 'typebox';
-import type { RequestContext } from '../../platform/context.js';
+import { formatTimestamp, parseTimestamp } from '../../platform/dates.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
+import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+import type { RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
   definedOnly,
-  formatTimestamp,
   imagesToJson,
   optional,
   parseJsonArray,
-  parseTimestamp,
   refOrNull,
   searchTerms,
-} from '../../platform/http/fields.js';
-import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+} from '../../platform/resource/input.js';
 import { findTaskSubcategories, overlapsRange, replaceTaskSubcategories } from './diary.repository.js';
 import type {
   DiaryCategoryInput,

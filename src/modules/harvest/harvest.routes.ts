@@ -4,13 +4,9 @@ import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
 import type { Database } from '../../platform/db/types.js';
 import { authOf, scopeOf } from '../../platform/http/auth.js';
-import { Id } from '../../platform/http/fields.js';
-import {
-  ErrorAnswer,
-  PAGING_DESCRIPTION,
-  PageQueryProperties,
-  setPagingHeaders,
-} from '../../platform/http/resource.js';
+import { ErrorAnswer } from '../../platform/resource/answers.js';
+import { Id } from '../../platform/resource/fields.js';
+import { PAGING_DESCRIPTION, PageQueryProperties, setPagingHeaders } from '../../platform/resource/paging.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
 import { listBatches } from './harvest.repository.js';
 import { Batch, BatchCreate, BatchQuery } from './harvest.schemas.js';

@@ -1,10 +1,10 @@
 // Harvest batches: declared, then confirmed once; confirmation raises `harvest.batch.created`
 // in the same transaction.
 import type { Clock } from '../../platform/clock.js';
+import { parseTimestamp } from '../../platform/dates.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
-import { parseTimestamp } from '../../platform/http/fields.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
 import { type BatchRow, confirmDeclaredBatch, findBatch, insertBatch } from './harvest.repository.js';
 

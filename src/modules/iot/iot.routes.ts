@@ -4,19 +4,16 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
+import { parseTimestamp } from '../../platform/dates.js';
 import type { Database } from '../../platform/db/types.js';
 import { notFound, validationFailed } from '../../platform/errors.js';
 import { authOf, scopeOf } from '../../platform/http/auth.js';
 import { formatFieldErrors } from '../../platform/http/error-shape.js';
-import { Id, parseTimestamp, TimestampInput } from '../../platform/http/fields.js';
-import {
-  ErrorAnswer,
-  PAGING_DESCRIPTION,
-  type PageQuery,
-  PageQueryProperties,
-  resourceRoutes,
-  setPagingHeaders,
-} from '../../platform/http/resource.js';
+import { ErrorAnswer } from '../../platform/resource/answers.js';
+import type { PageQuery } from '../../platform/resource/context.js';
+import { Id, TimestampInput } from '../../platform/resource/fields.js';
+import { PAGING_DESCRIPTION, PageQueryProperties, setPagingHeaders } from '../../platform/resource/paging.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
 import { findDevice, listAlerts, listDevices, listReadings, listRules } from './iot.repository.js';
 import {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Id, NullableId, NullableText, RefInput } from '../../platform/http/fields.js';
+import { Id, NullableId, NullableText, RefInput } from '../../platform/resource/fields.js';
 import { MAX_READINGS_PER_CALL } from './iot.service.js';
 
 const IsoTime = (description: string) =>

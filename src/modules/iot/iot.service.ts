@@ -1,11 +1,12 @@
 // IoT: devices, threshold rules, readings (each one a heartbeat), alerts, the offline sweeper.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../platform/clock.js';
+import { parseTimestamp } from '../../platform/dates.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import type { Database } from '../../platform/db/types.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
-import { parseTimestamp, refOrNull } from '../../platform/http/fields.js';
+import { refOrNull } from '../../platform/resource/input.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
 import {
   type DeviceRow,

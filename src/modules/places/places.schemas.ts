@@ -10,7 +10,7 @@ import {
   RefInput,
   StatusInput,
   Text,
-} from '../../platform/http/fields.js';
+} from '../../platform/resource/fields.js';
 
 const withName = <T extends object>(fields: T) => ({
   create: Type.Object({ name: Name('Required'), ...fields }, { additionalProperties: true }),

@@ -1,8 +1,14 @@
 import type { Static } from 'typebox';
 import type { Filter } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
-import { definedOnly, imagesToJson, optional, parseStatus, refOrNull } from '../../platform/http/fields.js';
 import { type Row, recordService } from '../../platform/record-service.js';
+import {
+  definedOnly,
+  imagesToJson,
+  optional,
+  parseStatus,
+  refOrNull,
+} from '../../platform/resource/input.js';
 import type { BlockInput, FarmInput, ParcelInput, PlaceQuery } from './places.schemas.js';
 
 type Id = number | null | undefined;

@@ -1,4 +1,4 @@
-import { resourceRoutes } from '../../platform/http/resource.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import { Season, SeasonCreate, SeasonListItem, SeasonQuery, SeasonUpdate } from './season.schemas.js';
 import { seasonService } from './season.service.js';
 

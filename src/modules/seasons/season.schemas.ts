@@ -15,7 +15,7 @@ import {
   RefInput,
   SearchParam,
   Text,
-} from '../../platform/http/fields.js';
+} from '../../platform/resource/fields.js';
 import { Farm } from '../places/places.schemas.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T) =>

@@ -1,22 +1,22 @@
 import type { Static } from 'typebox';
-import type { RequestContext } from '../../platform/context.js';
+import { parseDate } from '../../platform/dates.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
 import { validationFailed } from '../../platform/errors.js';
+import { randomBase62 } from '../../platform/ids.js';
+import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+import type { RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
   definedOnly,
   imagesToJson,
   jsonArrayToText,
   optional,
-  parseDate,
   parseJsonArray,
   refOrNull,
   searchTerms,
-} from '../../platform/http/fields.js';
-import { randomBase62 } from '../../platform/ids.js';
-import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+} from '../../platform/resource/input.js';
 import { presentFarm } from '../places/places.service.js';
 import type { SeasonCreate, SeasonQuery, SeasonUpdate } from './season.schemas.js';
 

@@ -1,4 +1,4 @@
-import { resourceRoutes } from '../../platform/http/resource.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import { Template, TemplateCreate, TemplateQuery } from './template.schemas.js';
 import { templateService } from './template.service.js';
 

@@ -9,7 +9,7 @@ import {
   NullableText,
   RefInput,
   SearchParam,
-} from '../../platform/http/fields.js';
+} from '../../platform/resource/fields.js';
 
 export const Template = Type.Object({
   id: Type.Integer(),

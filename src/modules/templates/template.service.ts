@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
-import type { RequestContext } from '../../platform/context.js';
 import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
-import { dateRange, definedOnly, refOrNull, searchTerms } from '../../platform/http/fields.js';
 import { type Row, recordService } from '../../platform/record-service.js';
+import type { RequestContext } from '../../platform/resource/context.js';
+import { dateRange, definedOnly, refOrNull, searchTerms } from '../../platform/resource/input.js';
 import type { TemplateCreate, TemplateQuery } from './template.schemas.js';
 
 type Id = number | null | undefined;

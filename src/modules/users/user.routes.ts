@@ -1,4 +1,4 @@
-import { resourceRoutes } from '../../platform/http/resource.js';
+import { resourceRoutes } from '../../platform/resource/routes.js';
 import { User, UserCreate, UserUpdate } from './user.schemas.js';
 import { userResourceService } from './user.service.js';
 

@@ -1,6 +1,6 @@
 // Users of the tenant (extension): spec 2.8 plus username and role. Never a password hash.
 import { Type } from 'typebox';
-import { NullableText, Text } from '../../platform/http/fields.js';
+import { NullableText, Text } from '../../platform/resource/fields.js';
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('staff')]);
 

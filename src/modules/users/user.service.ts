@@ -1,9 +1,9 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
-import type { PageQuery, RequestContext } from '../../platform/context.js';
 import { listLive } from '../../platform/db/records.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { conflict, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
+import type { PageQuery, RequestContext } from '../../platform/resource/context.js';
 import { revokeUserTokens } from '../auth/auth.repository.js';
 import { normalizeUsername } from '../auth/identity.js';
 import { hashPassword } from '../auth/password.js';

@@ -1,13 +1,13 @@
 // The auth hook: every /api route needs a valid access token unless its config says `public`.
 // The token comes as `Authorization: Bearer …` or, for the original service's clients, `?token=`.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AuthContext } from '../context.js';
 import type { Scope } from '../db/scope.js';
 import type { Db } from '../db/types.js';
 import { AppError } from '../errors.js';
 import { type Language, languageFromAcceptLanguage, parseLanguage } from '../i18n.js';
+import type { AuthContext } from '../resource/context.js';
 
-export type { AuthContext, AuthUser } from '../context.js';
+export type { AuthContext, AuthUser } from '../resource/context.js';
 
 export type TokenResolver = (token: string) => Promise<AuthContext | null>;
 

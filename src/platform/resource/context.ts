@@ -1,8 +1,8 @@
 // Who is acting and for which tenant: the values services and repositories receive. HTTP makes
-// them from a request (http/auth.ts, http/resource.ts); the CLI and tests make them directly.
-import type { Clock } from './clock.js';
-import type { Scope } from './db/scope.js';
-import type { Language } from './i18n.js';
+// them from a request (http/auth.ts, resource/routes.ts); the CLI and tests make them directly.
+import type { Clock } from '../clock.js';
+import type { Scope } from '../db/scope.js';
+import type { Language } from '../i18n.js';
 
 export interface AuthUser {
   id: number;

@@ -1,0 +1,306 @@
+// The one way the API declares a resource: list, detail, create, update and delete routes with the
+// specification's shapes (plain-array lists with X-Total-Count and Link, detail as an array of one
+// or {data}, 201 + Location on create, update confirmation or Prefer: return=representation,
+// soft delete), and the routes beyond those five (actions.ts). A resource gives its paths, schemas
+// and service functions; it has the operations its service has, and any other method on its paths
+// answers 405 with Allow.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { type Static, type TObject, type TSchema, Type } from 'typebox';
+import { type FieldError, validationFailed } from '../errors.js';
+import { requireOwner } from '../http/auth.js';
+import { translate } from '../i18n.js';
+import { Confirmation, errorAnswers } from './answers.js';
+import type { PageQuery, RequestContext } from './context.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './input.js';
+import { type ListAnswer, listQuery, PAGING_DESCRIPTION, pageAnswer } from './paging.js';
+import { IdParams, idOf, type ResourceDeps, type ResourceRoute, requestContext } from './request.js';
+
+export type { PageQuery, RequestContext } from './context.js';
+export type { ListAnswer } from './paging.js';
+export type { ResourceDeps } from './request.js';
+
+/** An operation's OpenAPI text and error answers, where they are not the pattern's. */
+export interface OperationDocs {
+  summary: string;
+  description?: string;
+  errors?: number[];
+}
+
+export interface ResourceDefinition<
+  Item extends TSchema,
+  ListItem extends TSchema,
+  Create extends TSchema,
+  Update extends TSchema,
+  Query extends TObject,
+> {
+  /** OpenAPI tag and the noun of the summaries ("crop"). */
+  tag: string;
+  noun: string;
+  /** Collection path, e.g. /api/crop/crop; the detail path is `${path}/:id`. */
+  path: string;
+  /** Also answer the detail path without the slash (`/api/crop/season7`). */
+  gluedDetailPath?: boolean;
+  /** Detail and create answers: an array of one (default) or `{data: record}`. */
+  envelope?: 'array' | 'data';
+  /** Request field aliases of the original clients, e.g. {'parent-id': 'parent_id'}. */
+  aliases?: Record<string, string>;
+  /** Only owners create, change or delete (staff: 403). */
+  ownerOnlyWrites?: boolean;
+  /**
+   * Check the body as sent before Ajv coerces it: null for a field that may not be null, values
+   * nested too deep (default). false leaves the body to Ajv alone, as harvest batches always have.
+   */
+  bodyChecks?: boolean;
+  /** How the detail paths document their id (default "Record id"). */
+  idDescription?: string;
+  description?: string;
+  /** OpenAPI text of the list, detail or create operation, in place of the pattern's. */
+  docs?: { list?: OperationDocs; get?: OperationDocs; create?: OperationDocs };
+  schemas: {
+    /** Detail, create and update form. */
+    item: Item;
+    /** List form (defaults to the detail form). */
+    listItem?: ListItem;
+    create?: Create;
+    update?: Update;
+    /** Extra query parameters of the list, next to page and pageLimit. */
+    query?: Query;
+  };
+  /** The operations the resource has; each one left out answers 405 (when its path has others). */
+  service: {
+    list?(ctx: RequestContext, query: PageQuery & Static<Query>): Promise<ListAnswer>;
+    get?(ctx: RequestContext, id: number): Promise<unknown>;
+    create?(ctx: RequestContext, input: Static<Create>): Promise<{ id: number }>;
+    update?(ctx: RequestContext, id: number, input: Static<Update>): Promise<unknown>;
+    remove?(ctx: RequestContext, id: number): Promise<void>;
+  };
+  /** Routes beyond the five, registered after them: action(...) and subList(...). */
+  routes?: ResourceRoute[];
+}
+
+/** A Fastify plugin with the resource's routes: `app.register(resourceRoutes(def), { deps })`. */
+export function resourceRoutes<
+  Item extends TSchema,
+  ListItem extends TSchema,
+  Create extends TSchema,
+  Update extends TSchema,
+  Query extends TObject,
+>(def: ResourceDefinition<Item, ListItem, Create, Update, Query>) {
+  return async (app: FastifyInstance, { deps }: { deps: ResourceDeps }) => {
+    const { path, noun, tag, schemas, service, docs = {} } = def;
+    const context = (request: FastifyRequest) => requestContext(request, deps);
+    const detail = (record: unknown) => (def.envelope === 'data' ? { data: record } : [record]);
+    const detailSchema =
+      def.envelope === 'data'
+        ? Type.Object({ data: schemas.item })
+        : Type.Array(schemas.item, { maxItems: 1 });
+    const params = IdParams(def.idDescription);
+    // onRequest, after the app's auth hook: staff get a 403 before their body is even validated.
+    const writeGuard = def.ownerOnlyWrites ? { onRequest: requireOwner } : {};
+    const writeErrors = def.ownerOnlyWrites ? [401, 403, 404, 422] : [401, 404, 422];
+    // Text and number checks of every route (input-checks.ts) run after this step.
+    const bodyChecks =
+      def.bodyChecks === false
+        ? {}
+        : {
+            preValidation: async (request: FastifyRequest) => {
+              if (request.body !== undefined) {
+                request.body = applyAliases(request.body, def.aliases);
+                checkRawBody(request.body, request.routeOptions.schema?.body as TSchema | undefined);
+              }
+            },
+          };
+
+    if (service.list) {
+      const list = service.list;
+      app.get(
+        path,
+        {
+          ...bodyChecks,
+          schema: {
+            tags: [tag],
+            ...describe(docs.list, {
+              summary: `List ${noun} records`,
+              description: `A plain JSON array, newest first. ${PAGING_DESCRIPTION}`,
+            }),
+            querystring: listQuery(schemas.query?.properties ?? {}),
+            response: {
+              200: Type.Array(schemas.listItem ?? schemas.item),
+              ...errorAnswers(...(docs.list?.errors ?? [401, 422])),
+            },
+          },
+        },
+        async (request, reply) => {
+          const query = request.query as PageQuery & Static<Query>;
+          return pageAnswer(request, reply, query, await list(context(request), query));
+        },
+      );
+    }
+
+    const detailPaths = [`${path}/:id`, ...(def.gluedDetailPath ? [`${path}:id(^\\d+$)`] : [])];
+    for (const [index, detailPath] of detailPaths.entries()) {
+      // The form without the slash (`/api/crop/season7`) is the same operation, documented as such.
+      const alt = index > 0 ? ` Same as ${path}/{id}.` : def.gluedDetailPath ? ` Also at ${path}{id}.` : '';
+      if (service.get) {
+        const get = service.get;
+        app.get(
+          detailPath,
+          {
+            ...bodyChecks,
+            schema: {
+              tags: [tag],
+              ...describe(docs.get, {
+                summary: `One ${noun}`,
+                description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
+              }),
+              params,
+              response: { 200: detailSchema, ...errorAnswers(...(docs.get?.errors ?? [401, 404])) },
+            },
+          },
+          async (request) => detail(await get(context(request), idOf(request))),
+        );
+      }
+
+      if (schemas.update && service.update) {
+        const update = service.update;
+        app.put(
+          detailPath,
+          {
+            ...bodyChecks,
+            ...writeGuard,
+            schema: {
+              tags: [tag],
+              summary: `Change a ${noun}`,
+              description:
+                'Changes only the fields sent; null clears a field that may be null. Answers ' +
+                '[{status_code: 0, message}], or with `Prefer: return=representation` the changed record ' +
+                `as an array of one.${alt}`,
+              params,
+              body: schemas.update,
+              headers: Type.Object({
+                prefer: Type.Optional(Type.String({ description: 'return=representation for the record' })),
+              }),
+              response: {
+                200: Type.Array(Type.Union([Confirmation, schemas.item]), { maxItems: 1 }),
+                ...errorAnswers(...writeErrors),
+              },
+            },
+          },
+          async (request, reply) => {
+            const record = await update(context(request), idOf(request), request.body as Static<Update>);
+            if (wantsRepresentation(request)) {
+              reply.header('preference-applied', 'return=representation');
+              return [record];
+            }
+            return [{ status_code: 0, message: translate('http.updated', request.language) }];
+          },
+        );
+      }
+
+      if (service.remove) {
+        const remove = service.remove;
+        app.delete(
+          detailPath,
+          {
+            ...bodyChecks,
+            ...writeGuard,
+            schema: {
+              tags: [tag],
+              summary: `Delete a ${noun}`,
+              description: `Soft delete (extension): the record leaves lists and details.${alt}`,
+              params,
+              response: { 200: Type.Array(Confirmation, { maxItems: 1 }), ...errorAnswers(...writeErrors) },
+            },
+          },
+          async (request) => {
+            await remove(context(request), idOf(request));
+            return [{ status_code: 0, message: translate('http.deleted', request.language) }];
+          },
+        );
+      }
+    }
+
+    if (schemas.create && service.create) {
+      const create = service.create;
+      app.post(
+        path,
+        {
+          ...bodyChecks,
+          ...writeGuard,
+          schema: {
+            tags: [tag],
+            ...describe(docs.create, {
+              summary: `Create a ${noun}`,
+              description:
+                `HTTP 201 with Location; ${def.envelope === 'data' ? 'the record under `data`' : 'an array of one record'}. ` +
+                'JSON or form-encoded body; a client-sent id is ignored.' +
+                (def.description ? ` ${def.description}` : ''),
+            }),
+            body: schemas.create,
+            response: { 201: detailSchema, ...errorAnswers(...(docs.create?.errors ?? writeErrors)) },
+          },
+        },
+        async (request, reply) => {
+          const record = await create(context(request), request.body as Static<Create>);
+          reply.code(201).header('location', `${path}/${record.id}`);
+          return detail(record);
+        },
+      );
+    }
+
+    for (const route of def.routes ?? []) route(app, deps);
+  };
+}
+
+/** The summary and description of an operation: the resource's own, else the pattern's. */
+function describe(own: OperationDocs | undefined, pattern: { summary: string; description: string }) {
+  if (!own) return pattern;
+  return { summary: own.summary, ...(own.description === undefined ? {} : { description: own.description }) };
+}
+
+function wantsRepresentation(request: FastifyRequest): boolean {
+  const prefer = request.headers.prefer;
+  const value = Array.isArray(prefer) ? prefer.join(',') : (prefer ?? '');
+  return /(^|[,;\s])return\s*=\s*"?representation"?\s*($|[,;])/i.test(value);
+}
+
+/** Copies alias fields to their canonical names, unless the canonical name was sent too. */
+function applyAliases(body: unknown, aliases: Record<string, string> | undefined): unknown {
+  if (!aliases || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
+  for (const [alias, canonical] of Object.entries(aliases)) {
+    if (Object.hasOwn(copy, alias) && !Object.hasOwn(copy, canonical)) copy[canonical] = copy[alias];
+    delete copy[alias];
+  }
+  return copy;
+}
+
+/**
+ * Checks on the body as sent, before Ajv's coercion can hide them: a null for a field that may not
+ * be null (coercion would turn it into 0, "" or false) and values nested deeper than
+ * MAX_JSON_DEPTH levels. Both are 422s naming the field.
+ */
+function checkRawBody(body: unknown, schema: TSchema | undefined): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  const errors: FieldError[] = [];
+  for (const [field, value] of Object.entries(body)) {
+    const property = Object.hasOwn(properties, field) ? properties[field] : undefined;
+    if (value === null && property !== undefined && !allowsNull(property)) {
+      errors.push({ field, message: 'field.not_null' });
+    } else if (nestsDeeperThan(value)) {
+      errors.push({ field, message: 'field.too_deep', params: { limit: MAX_JSON_DEPTH } });
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/** Whether a schema accepts null (a schema that names no type accepts anything). */
+function allowsNull(schema: TSchema): boolean {
+  const s = schema as { type?: unknown; anyOf?: TSchema[]; oneOf?: TSchema[]; enum?: unknown[] };
+  if (s.anyOf) return s.anyOf.some(allowsNull);
+  if (s.oneOf) return s.oneOf.some(allowsNull);
+  if (s.enum) return s.enum.includes(null);
+  if (s.type === undefined) return true;
+  return s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'));
+}
