@@ -31,7 +31,7 @@ export async function findBatch(scope: Scope, id: number): Promise<BatchRow | un
 }
 
 /** Batches, newest first; counted up to COUNT_LIMIT. */
-export async function listBatches(
+export async function selectBatchPage(
   scope: Scope,
   filter: { status?: 'declared' | 'confirmed' | undefined },
   page: PageRequest,

@@ -1,8 +1,5 @@
 import { Type } from 'typebox';
-import { Id, NullableId, NullableText, TimestampInput } from '../../platform/resource/fields.js';
-
-const IsoTime = (description: string) =>
-  Type.String({ format: 'date-time', description: `${description} (ISO 8601 UTC)` });
+import { Id, IsoTime, NullableId, NullableText, TimestampInput } from '../../platform/resource/fields.js';
 
 export const Batch = Type.Object({
   id: Type.Integer(),

@@ -1,48 +1,14 @@
 // Harvest batches: declared, then confirmed once; confirmation raises `harvest.batch.created`
 // in the same transaction.
-import type { Clock } from '../../platform/clock.js';
 import { parseTimestamp } from '../../platform/dates.js';
 import { checkReferences } from '../../platform/db/references.js';
-import { inTransaction, type Scope } from '../../platform/db/scope.js';
+import { inTransaction } from '../../platform/db/scope.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
-import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
-import { type BatchRow, confirmDeclaredBatch, findBatch, insertBatch } from './harvest.repository.js';
-
-export interface HarvestDeps extends OutboxDeps {
-  clock: Clock;
-}
-
-export interface BatchAnswer {
-  id: number;
-  parcel_id: number;
-  crop_type_id: number;
-  quantity_kg: number;
-  harvested_at: string;
-  notes: string | null;
-  status: 'declared' | 'confirmed';
-  declared_by: number | null;
-  confirmed_by: number | null;
-  confirmed_at: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export function toBatchAnswer(row: BatchRow): BatchAnswer {
-  return {
-    id: row.id,
-    parcel_id: row.parcel_id,
-    crop_type_id: row.crop_type_id,
-    quantity_kg: row.quantity_kg,
-    harvested_at: new Date(row.harvested_at).toISOString(),
-    notes: row.notes,
-    status: row.status,
-    declared_by: row.declared_by,
-    confirmed_by: row.confirmed_by,
-    confirmed_at: isoOrNull(row.confirmed_at),
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
-  };
-}
+import type { PageQuery, RequestContext } from '../../platform/resource/context.js';
+import type { ListAnswer } from '../../platform/resource/paging.js';
+import { emitEvent } from '../webhooks/outbox.js';
+import { type BatchAnswer, toBatchAnswer } from './harvest.presenter.js';
+import { confirmDeclaredBatch, findBatch, insertBatch, selectBatchPage } from './harvest.repository.js';
 
 export interface BatchInput {
   parcel_id: number;
@@ -52,13 +18,18 @@ export interface BatchInput {
   notes?: string | null | undefined;
 }
 
-export async function declareBatch(
-  deps: HarvestDeps,
-  scope: Scope,
-  userId: number,
-  input: BatchInput,
-): Promise<BatchAnswer> {
-  const now = deps.clock.now();
+/** Batches, newest first, optionally of one status. */
+export async function listBatches(
+  ctx: RequestContext,
+  query: PageQuery & { status?: 'declared' | 'confirmed' | undefined },
+): Promise<ListAnswer> {
+  const { rows, total, hasNext } = await selectBatchPage(ctx.scope, { status: query.status }, query);
+  return { items: rows.map(toBatchAnswer), total, hasNext };
+}
+
+/** Declares a batch for the acting user: status `declared`, nothing raised yet. */
+export async function declareBatch(ctx: RequestContext, input: BatchInput): Promise<BatchAnswer> {
+  const now = ctx.clock.now();
   const errors: FieldError[] = [];
   let harvestedAt = now;
   if (input.harvested_at !== undefined && input.harvested_at !== null) {
@@ -70,47 +41,42 @@ export async function declareBatch(
     errors.push({ field: 'quantity_kg', message: 'field.exclusive_minimum', params: { limit: 0 } });
   }
   errors.push(
-    ...(await checkReferences(scope, [
+    ...(await checkReferences(ctx.scope, [
       { field: 'parcel_id', table: 'parcels', id: input.parcel_id },
       { field: 'crop_type_id', table: 'crop_types', id: input.crop_type_id },
     ])),
   );
   if (errors.length > 0) throw validationFailed(errors);
   const id = await insertBatch(
-    scope,
+    ctx.scope,
     {
       parcel_id: input.parcel_id,
       crop_type_id: input.crop_type_id,
       quantity_kg: input.quantity_kg,
       harvested_at: harvestedAt,
       notes: input.notes ?? null,
-      declared_by: userId,
+      declared_by: ctx.user.id,
     },
     now,
   );
-  return getBatch(scope, id);
+  return getBatch(ctx, id);
 }
 
-export async function getBatch(scope: Scope, id: number): Promise<BatchAnswer> {
-  const row = await findBatch(scope, id);
+export async function getBatch(ctx: Pick<RequestContext, 'scope'>, id: number): Promise<BatchAnswer> {
+  const row = await findBatch(ctx.scope, id);
   if (!row) throw notFound();
   return toBatchAnswer(row);
 }
 
-/** Confirms a declared batch and raises `harvest.batch.created`; a second confirm is a 409. */
-export async function confirmBatch(
-  deps: HarvestDeps,
-  scope: Scope,
-  userId: number,
-  id: number,
-): Promise<BatchAnswer> {
-  return inTransaction(scope, async (tx) => {
-    const now = deps.clock.now();
+/** Confirms a declared batch as the acting user and raises `harvest.batch.created`; a second confirm is a 409. */
+export async function confirmBatch(ctx: RequestContext, id: number): Promise<BatchAnswer> {
+  return inTransaction(ctx.scope, async (tx) => {
+    const now = ctx.clock.now();
     if (!(await findBatch(tx, id))) throw notFound();
-    if (!(await confirmDeclaredBatch(tx, id, userId, now)))
+    if (!(await confirmDeclaredBatch(tx, id, ctx.user.id, now)))
       throw new AppError('harvest.already_confirmed', 409);
-    const batch = await getBatch(tx, id);
-    await emitEvent(deps, tx, 'harvest.batch.created', {
+    const batch = await getBatch({ scope: tx }, id);
+    await emitEvent(ctx, tx, 'harvest.batch.created', {
       harvest_record_id: batch.id,
       parcel_id: batch.parcel_id,
       crop_type_id: batch.crop_type_id,
@@ -119,8 +85,4 @@ export async function confirmBatch(
     });
     return batch;
   });
-}
-
-function isoOrNull(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
 }
