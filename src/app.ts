@@ -12,7 +12,7 @@ import { cropRoutes } from './modules/crops/crop.routes.js';
 import { diaryCategoryRoutes, diarySubcategoryRoutes, taskRoutes } from './modules/diary/diary.routes.js';
 import { harvestRoutes } from './modules/harvest/harvest.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
-import { deviceRoutes, iotRoutes, ruleRoutes } from './modules/iot/iot.routes.js';
+import { iotRoutes } from './modules/iot/iot.routes.js';
 import { blockRoutes, farmRoutes, parcelRoutes, zoneRoutes } from './modules/places/places.routes.js';
 import { seasonRoutes } from './modules/seasons/season.routes.js';
 import { templateRoutes } from './modules/templates/template.routes.js';
@@ -112,8 +112,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(parcelRoutes, { deps: resources });
   await app.register(userRoutes, { deps: resources });
 
-  await app.register(deviceRoutes, { deps: resources });
-  await app.register(ruleRoutes, { deps: resources });
   await app.register(iotRoutes, { deps: resources });
   await app.register(harvestRoutes, { deps: resources });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { sweepOfflineDevices } from '../src/modules/iot/iot.service.js';
+import { sweepOfflineDevices } from '../src/modules/iot/offline-sweeper.js';
 import { createDeliveryWorker, type DeliveryWorker } from '../src/modules/webhooks/worker.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { client, startTestApp, type TestApp } from './support/app.js';

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
-import { findOverdueDevices, markDeviceOffline, recordHeartbeats } from './iot.repository.js';
-import { sweepOfflineDevices } from './iot.service.js';
+import { findOverdueDevices, markDeviceOffline, recordHeartbeats } from './device.repository.js';
+import { sweepOfflineDevices } from './offline-sweeper.js';
 
 type Api = ReturnType<typeof client>;
 

@@ -4,9 +4,47 @@
 import type { Kysely } from 'kysely';
 import type { BackgroundService } from '../../platform/background.js';
 import type { Clock } from '../../platform/clock.js';
+import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import type { Database } from '../../platform/db/types.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
-import { sweepOfflineDevices } from './iot.service.js';
+import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
+import { findOverdueDevices, markDeviceOffline } from './device.repository.js';
+import { deviceAnswer } from './device.service.js';
+
+/**
+ * Marks every online device whose last heartbeat is older than its timeout as offline, raising
+ * one `iot.device.offline` per outage. Safe with any number of sweepers: the conditional update
+ * lets exactly one of them take each outage.
+ */
+export async function sweepOfflineDevices(
+  deps: OutboxDeps & { db: Kysely<Database> },
+  options: { batchSize?: number; notBefore?: number | undefined } = {},
+): Promise<number> {
+  const now = deps.clock.now();
+  const batchSize = options.batchSize ?? 500;
+  let marked = 0;
+  for (;;) {
+    const overdue = await findOverdueDevices(deps.db, now, batchSize, options.notBefore);
+    for (const candidate of overdue) {
+      const scope: Scope = { db: deps.db, tenantId: candidate.tenant_id };
+      const raised = await inTransaction(scope, async (tx) => {
+        if (!(await markDeviceOffline(tx, candidate.id, candidate.last_heartbeat_at, now))) return false;
+        const device = await deviceAnswer(tx, candidate.id);
+        await emitEvent(deps, tx, 'iot.device.offline', {
+          device_id: device.id,
+          device_code: device.code,
+          device_name: device.name,
+          zone_id: device.zone_id,
+          parcel_ids: device.parcel_ids,
+          last_heartbeat: device.last_heartbeat,
+        });
+        return true;
+      });
+      if (raised) marked += 1;
+    }
+    if (overdue.length < batchSize) return marked;
+  }
+}
 
 export interface SweeperDeps {
   db: Kysely<Database>;

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { type Static, type TProperties, type TSchema, Type } from 'typebox';
 import type { Language } from '../i18n.js';
 import { errorAnswers } from './answers.js';
-import type { PageQuery, RequestContext } from './context.js';
-import { type ListAnswer, listQuery, pageAnswer } from './paging.js';
+import type { RequestContext } from './context.js';
+import { type ListAnswer, type ListQueryOf, listQuery, pageAnswer } from './paging.js';
 import { IdParams, idOf, type ResourceDeps, type ResourceRoute, requestContext } from './request.js';
 
 interface RouteDocs {
@@ -26,10 +26,7 @@ export interface ActionDefinition<Body extends TSchema> extends RouteDocs {
   body?: Body;
   /** The schema of the 200 answer. */
   answer: TSchema;
-  run(
-    ctx: RequestContext,
-    input: { id: number; body: Static<Body>; language: Language | undefined },
-  ): Promise<unknown>;
+  run(ctx: RequestContext, input: { id: number; body: Static<Body>; language: Language }): Promise<unknown>;
 }
 
 /** POST to a path that does one thing and answers 200 with what `run` answers. */
@@ -58,19 +55,16 @@ export function action<Body extends TSchema = TSchema>(def: ActionDefinition<Bod
   };
 }
 
-/** A sub-list's query as validated: page, pageLimit and its own parameters. */
-export type SubListQuery<Query extends TProperties> = PageQuery & Static<ReturnType<typeof listQuery<Query>>>;
-
 type SubListAnswer<Query extends TProperties> =
   /** The paging headers of every list (the default). */
   | {
       pagingHeaders?: true;
-      list(ctx: RequestContext, id: number, query: SubListQuery<Query>): Promise<ListAnswer>;
+      list(ctx: RequestContext, id: number, query: ListQueryOf<Query>): Promise<ListAnswer>;
     }
   /** No X-Total-Count and no Link: a list too long to count (a device's readings). */
   | {
       pagingHeaders: false;
-      list(ctx: RequestContext, id: number, query: SubListQuery<Query>): Promise<unknown[]>;
+      list(ctx: RequestContext, id: number, query: ListQueryOf<Query>): Promise<unknown[]>;
     };
 
 export type SubListDefinition<Query extends TProperties> = RouteDocs &
@@ -100,7 +94,7 @@ export function subList<Query extends TProperties>(def: SubListDefinition<Query>
         },
       },
       async (request, reply) => {
-        const query = request.query as SubListQuery<Query>;
+        const query = request.query as ListQueryOf<Query>;
         const ctx = requestContext(request, deps);
         if (def.pagingHeaders === false) {
           const items = await def.list(ctx, idOf(request), query);

@@ -2,7 +2,7 @@
 // paging headers (X-Total-Count, Link). Every list route answers through pageAnswer.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { type TProperties, Type } from 'typebox';
+import { type Static, type TProperties, Type } from 'typebox';
 import { COUNT_LIMIT } from '../db/records.js';
 import type { PageQuery } from './context.js';
 
@@ -23,6 +23,9 @@ export const PageQueryProperties = {
 export function listQuery<P extends TProperties>(properties: P) {
   return Type.Object({ ...PageQueryProperties, ...properties }, { additionalProperties: true });
 }
+
+/** A list's query as validated: page, pageLimit and the list's own parameters. */
+export type ListQueryOf<P extends TProperties> = PageQuery & Static<ReturnType<typeof listQuery<P>>>;
 
 /** A page of a list: its items, the matches in all when known, and whether a page follows. */
 export interface ListAnswer {

@@ -1,0 +1,216 @@
+// Device statements, one small function each. Tenant-owned rows are reached through the scope helpers;
+// the offline sweeper's finder is the one cross-tenant reader (it is a system process, not a request).
+import { type Selectable, sql } from 'kysely';
+import { isPostgresDb, isUniqueViolation } from '../../platform/db/database.js';
+import {
+  findLive,
+  insertRecord,
+  listLive,
+  type PageOf,
+  type PageRequest,
+  softDeleteRecord,
+  updateRecord,
+} from '../../platform/db/records.js';
+import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
+import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
+import type { Db } from '../../platform/db/types.js';
+import { AppError } from '../../platform/errors.js';
+
+export type DeviceRow = Selectable<IotDevicesTable>;
+
+function codeTaken(err: unknown): never {
+  if (isUniqueViolation(err))
+    throw new AppError('http.validation_failed', 422, {}, [{ field: 'code', message: 'field.taken' }]);
+  throw err;
+}
+
+export async function insertDevice(
+  scope: Scope,
+  device: { code: string; name: string; zone_id: number | null; heartbeat_timeout_seconds: number },
+  now: number,
+): Promise<number> {
+  try {
+    return await insertRecord(
+      scope,
+      'iot_devices',
+      { ...device, last_heartbeat_at: null, is_online: 0, offline_at: null },
+      now,
+    );
+  } catch (err) {
+    codeTaken(err);
+  }
+}
+
+export async function updateDevice(
+  scope: Scope,
+  id: number,
+  patch: Partial<Pick<DeviceRow, 'code' | 'name' | 'zone_id' | 'heartbeat_timeout_seconds'>>,
+  now: number,
+): Promise<boolean> {
+  try {
+    return await updateRecord(scope, 'iot_devices', id, patch, now);
+  } catch (err) {
+    codeTaken(err);
+  }
+}
+
+export async function replaceDeviceParcels(
+  scope: Scope,
+  deviceId: number,
+  parcelIds: readonly number[],
+): Promise<void> {
+  await scope.db
+    .deleteFrom('iot_device_parcels')
+    .where('tenant_id', '=', scope.tenantId)
+    .where('device_id', '=', deviceId)
+    .execute();
+  if (parcelIds.length > 0) {
+    await insertScoped(
+      scope,
+      'iot_device_parcels',
+      parcelIds.map((parcel_id) => ({ device_id: deviceId, parcel_id })),
+    ).execute();
+  }
+}
+
+export async function findDevice(scope: Scope, id: number): Promise<DeviceRow | undefined> {
+  return findLive(scope, 'iot_devices', id);
+}
+
+export async function findDevicesByCodes(scope: Scope, codes: readonly string[]): Promise<DeviceRow[]> {
+  if (codes.length === 0) return [];
+  return selectScoped(scope, 'iot_devices')
+    .selectAll()
+    .where('code', 'in', codes)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+/**
+ * Locks the devices' rows until the transaction ends (PostgreSQL), so concurrent batches for one
+ * device apply their readings one after the other and an alert is never raised twice. Answers the
+ * ids still live once locked (a device deleted meanwhile takes no readings).
+ */
+export async function lockLiveDevices(scope: Scope, ids: readonly number[]): Promise<Set<number>> {
+  if (ids.length === 0 || !isPostgresDb(scope.db)) return new Set(ids);
+  const rows = await selectScoped(scope, 'iot_devices')
+    .select('id')
+    .where('id', 'in', ids)
+    .where('deleted_at', 'is', null)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+export async function listDevices(scope: Scope, page: PageRequest): Promise<PageOf<DeviceRow>> {
+  return listLive(scope, 'iot_devices', page);
+}
+
+export async function parcelIdsByDevice(
+  scope: Scope,
+  deviceIds: readonly number[],
+): Promise<Map<number, number[]>> {
+  const map = new Map<number, number[]>(deviceIds.map((id) => [id, []]));
+  if (deviceIds.length === 0) return map;
+  const rows = await selectScoped(scope, 'iot_device_parcels')
+    .select(['device_id', 'parcel_id'])
+    .where('device_id', 'in', deviceIds)
+    .orderBy('parcel_id')
+    .execute();
+  for (const row of rows) map.get(row.device_id)?.push(row.parcel_id);
+  return map;
+}
+
+export async function softDeleteDevice(scope: Scope, id: number, now: number): Promise<boolean> {
+  if (!(await softDeleteRecord(scope, 'iot_devices', id, now))) return false;
+  // Rules aimed at this device go with it.
+  await updateScoped(scope, 'iot_rules')
+    .set({ deleted_at: now, updated_at: now })
+    .where('device_id', '=', id)
+    .where('deleted_at', 'is', null)
+    .execute();
+  return true;
+}
+
+/**
+ * Every accepted reading and every heartbeat: the device is heard from now, and online. The
+ * heartbeat never moves backwards (a slow transaction that read its clock earlier loses).
+ */
+export async function recordHeartbeats(
+  scope: Scope,
+  deviceIds: readonly number[],
+  now: number,
+): Promise<void> {
+  if (deviceIds.length === 0) return;
+  const at = sql<number>`cast(${now} as bigint)`;
+  await updateScoped(scope, 'iot_devices')
+    .set({
+      last_heartbeat_at: sql<number>`case when last_heartbeat_at is null or last_heartbeat_at < ${at} then ${at} else last_heartbeat_at end`,
+      is_online: 1,
+      offline_at: null,
+    })
+    .where('id', 'in', deviceIds)
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export interface OverdueDevice {
+  tenant_id: number;
+  id: number;
+  last_heartbeat_at: number;
+}
+
+/**
+ * Online devices whose last heartbeat is older than their timeout, across tenants. With
+ * `notBefore`, only devices whose whole timeout has passed since then: after an outage of the
+ * service itself, devices get a full timeout to be heard from again before they count as silent.
+ */
+export async function findOverdueDevices(
+  db: Db,
+  now: number,
+  limit: number,
+  notBefore?: number,
+): Promise<OverdueDevice[]> {
+  let query = db
+    .selectFrom('iot_devices')
+    .select(['tenant_id', 'id', 'last_heartbeat_at', 'heartbeat_timeout_seconds'])
+    .where('is_online', '=', 1)
+    .where('deleted_at', 'is', null)
+    .where('last_heartbeat_at', 'is not', null)
+    // The cast keeps PostgreSQL from typing the parameter after the integer column beside it.
+    .where((eb) =>
+      eb(
+        'last_heartbeat_at',
+        '<',
+        eb(eb.cast<number>(eb.val(now), 'bigint'), '-', eb('heartbeat_timeout_seconds', '*', eb.val(1000))),
+      ),
+    )
+    .orderBy('last_heartbeat_at')
+    .limit(limit);
+  if (notBefore !== undefined) {
+    query = query.where('heartbeat_timeout_seconds', '<=', Math.floor((now - notBefore) / 1000));
+  }
+  const rows = await query.execute();
+  return rows.map((r) => ({ tenant_id: r.tenant_id, id: r.id, last_heartbeat_at: r.last_heartbeat_at! }));
+}
+
+/**
+ * Marks a device offline only if it is still online with the heartbeat the sweeper saw: of two
+ * sweepers racing, and of a sweeper racing a fresh heartbeat, exactly one wins.
+ */
+export async function markDeviceOffline(
+  scope: Scope,
+  id: number,
+  seenHeartbeat: number,
+  now: number,
+): Promise<boolean> {
+  const result = await updateScoped(scope, 'iot_devices')
+    .set({ is_online: 0, offline_at: now })
+    .where('id', '=', id)
+    .where('is_online', '=', 1)
+    .where('last_heartbeat_at', '=', seenHeartbeat)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

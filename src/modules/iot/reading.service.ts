@@ -1,0 +1,231 @@
+// Sensor readings: a batch sent in (ingestion: each reading checked on its own, stored, counted
+// as a heartbeat, and run through the threshold rules), and a device's stored readings.
+import { parseTimestamp } from '../../platform/dates.js';
+import { inTransaction, type Scope } from '../../platform/db/scope.js';
+import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
+import type { RequestContext } from '../../platform/resource/context.js';
+import type { ListQueryOf } from '../../platform/resource/paging.js';
+import type { OutboxDeps } from '../webhooks/outbox.js';
+import { type RaisedAlert, raiseAlert } from './alert.service.js';
+import {
+  type DeviceRow,
+  findDevice,
+  findDevicesByCodes,
+  lockLiveDevices,
+  parcelIdsByDevice,
+  recordHeartbeats,
+} from './device.repository.js';
+import { DEVICE_CODE_PATTERN } from './device.service.js';
+import { toReadingAnswer } from './reading.presenter.js';
+import { insertReadings, listReadings } from './reading.repository.js';
+import type { DeviceReadingFilters } from './reading.schemas.js';
+import {
+  loadRuleStates,
+  type RuleRow,
+  rulesForDevices,
+  saveRuleStates,
+  stateKey,
+} from './rule.repository.js';
+import { INITIAL_STATE, METRIC_PATTERN, type RuleState, stepRuleState } from './thresholds.js';
+
+/** Readings stamped further ahead of the server's clock than this are refused. */
+export const MAX_FUTURE_SKEW_MS = 60 * 60_000;
+
+export type ReadingResult =
+  | { index: number; status: 'accepted'; reading_id: number; alert_ids: number[] }
+  | { index: number; status: 'rejected'; errors: FieldError[] };
+
+interface ParsedReading {
+  index: number;
+  deviceCode: string;
+  metric: string;
+  value: number;
+  recordedAt: number;
+}
+
+/** Checks one reading of a batch; the errors name the reading's position (readings.3.value). */
+export function parseReading(raw: unknown, index: number, now: number): ParsedReading | FieldError[] {
+  const at = (field: string) => `readings.${index}.${field}`;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    return [{ field: `readings.${index}`, message: 'field.type', params: { type: 'an object' } }];
+  }
+  const r = raw as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const deviceCode = typeof r.device_code === 'number' ? String(r.device_code) : r.device_code;
+  if (deviceCode === undefined || deviceCode === null || deviceCode === '') {
+    errors.push({ field: at('device_code'), message: 'field.required' });
+  } else if (typeof deviceCode !== 'string' || !DEVICE_CODE_PATTERN.test(deviceCode)) {
+    errors.push({ field: at('device_code'), message: 'field.pattern' });
+  }
+  if (r.metric === undefined || r.metric === null || r.metric === '') {
+    errors.push({ field: at('metric'), message: 'field.required' });
+  } else if (typeof r.metric !== 'string' || !METRIC_PATTERN.test(r.metric)) {
+    errors.push({ field: at('metric'), message: 'iot.metric_pattern' });
+  }
+  const value =
+    typeof r.value === 'number'
+      ? r.value
+      : typeof r.value === 'string' && r.value.trim() !== ''
+        ? Number(r.value)
+        : Number.NaN;
+  if (r.value === undefined || r.value === null)
+    errors.push({ field: at('value'), message: 'field.required' });
+  else if (!Number.isFinite(value))
+    errors.push({ field: at('value'), message: 'field.type', params: { type: 'a finite number' } });
+  let recordedAt = now;
+  if (r.recorded_at !== undefined && r.recorded_at !== null) {
+    const parsed = typeof r.recorded_at === 'string' ? parseTimestamp(r.recorded_at) : undefined;
+    if (parsed === undefined) errors.push({ field: at('recorded_at'), message: 'field.timestamp' });
+    else if (parsed > now + MAX_FUTURE_SKEW_MS)
+      errors.push({ field: at('recorded_at'), message: 'iot.recorded_in_future' });
+    else recordedAt = parsed;
+  }
+  if (errors.length > 0) return errors;
+  return { index, deviceCode: deviceCode as string, metric: r.metric as string, value, recordedAt };
+}
+
+function ruleApplies(rule: RuleRow, device: DeviceRow, metric: string): boolean {
+  if (rule.metric !== metric) return false;
+  return rule.device_id === device.id || (rule.zone_id !== null && rule.zone_id === device.zone_id);
+}
+
+/**
+ * Stores a batch of readings in one transaction. Each reading is accepted or rejected on its own;
+ * accepted ones are stored, count as heartbeats, and move the rules' edge state (in recorded_at
+ * order), raising an alert and an `iot.alert.raised` event on each crossing.
+ */
+export async function ingestReadings(
+  deps: OutboxDeps,
+  scope: Scope,
+  raw: readonly unknown[],
+): Promise<ReadingResult[]> {
+  const now = deps.clock.now();
+  const parsed = raw.map((r, i) => parseReading(r, i, now));
+  const results: ReadingResult[] = new Array(raw.length);
+
+  await inTransaction(scope, async (tx) => {
+    const valid = parsed.filter((p): p is ParsedReading => !Array.isArray(p));
+    const found = await findDevicesByCodes(tx, [...new Set(valid.map((p) => p.deviceCode))]);
+    const live = await lockLiveDevices(
+      tx,
+      found.map((d) => d.id),
+    );
+    const devices = found.filter((d) => live.has(d.id));
+    const byCode = new Map(devices.map((d) => [d.code, d]));
+
+    const accepted: { reading: ParsedReading; device: DeviceRow }[] = [];
+    parsed.forEach((p, index) => {
+      if (Array.isArray(p)) {
+        results[index] = { index, status: 'rejected', errors: p };
+        return;
+      }
+      const device = byCode.get(p.deviceCode);
+      if (!device) {
+        results[index] = {
+          index,
+          status: 'rejected',
+          errors: [{ field: `readings.${index}.device_code`, message: 'field.not_found' }],
+        };
+        return;
+      }
+      accepted.push({ reading: p, device });
+    });
+    if (accepted.length === 0) return;
+
+    const heardFrom = [...new Map(accepted.map((a) => [a.device.id, a.device])).values()];
+    const rules = await rulesForDevices(tx, heardFrom);
+    const states = await loadRuleStates(
+      tx,
+      rules.map((r) => r.id),
+      heardFrom.map((d) => d.id),
+    );
+    const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
+    const raised = new Map<number, RaisedAlert[]>();
+    const inTimeOrder = [...accepted].sort(
+      (a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index,
+    );
+    for (const { reading, device } of inTimeOrder) {
+      for (const rule of rules) {
+        if (!ruleApplies(rule, device, reading.metric)) continue;
+        const key = stateKey(rule.id, device.id);
+        const before = changed.get(key)?.state ?? states.get(key) ?? INITIAL_STATE;
+        const step = stepRuleState(before, reading, rule);
+        if (step.state !== before)
+          changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
+        if (step.raise)
+          raised.set(reading.index, [...(raised.get(reading.index) ?? []), { rule, device, reading }]);
+      }
+    }
+
+    const ids = await insertReadings(
+      tx,
+      accepted.map(({ reading, device }) => ({
+        device_id: device.id,
+        metric: reading.metric,
+        value: reading.value,
+        recorded_at: reading.recordedAt,
+        received_at: now,
+      })),
+    );
+    await saveRuleStates(tx, [...changed.values()], now);
+    await recordHeartbeats(
+      tx,
+      heardFrom.map((d) => d.id),
+      now,
+    );
+
+    const parcels =
+      raised.size > 0
+        ? await parcelIdsByDevice(
+            tx,
+            heardFrom.map((d) => d.id),
+          )
+        : new Map<number, number[]>();
+    for (const [position, { reading }] of accepted.entries()) {
+      const alertIds: number[] = [];
+      for (const alert of raised.get(reading.index) ?? []) {
+        alertIds.push(await raiseAlert(deps, tx, alert, parcels.get(alert.device.id) ?? [], now));
+      }
+      results[reading.index] = {
+        index: reading.index,
+        status: 'accepted',
+        reading_id: ids[position]!,
+        alert_ids: alertIds,
+      };
+    }
+  });
+  return results;
+}
+
+/** A batch sent in: 422 naming every error when no reading is accepted, else one result per reading. */
+export async function receiveReadings(
+  ctx: RequestContext,
+  raw: readonly unknown[],
+): Promise<ReadingResult[]> {
+  const results = await ingestReadings(ctx, ctx.scope, raw);
+  const rejected = results.filter((r) => r.status === 'rejected');
+  if (rejected.length === results.length) throw validationFailed(rejected.flatMap((r) => r.errors));
+  return results;
+}
+
+/** A device's readings, newest first, filtered by metric and time; an unknown device is a 404. */
+export async function listDeviceReadings(
+  ctx: RequestContext,
+  deviceId: number,
+  query: ListQueryOf<typeof DeviceReadingFilters>,
+) {
+  if (!(await findDevice(ctx.scope, deviceId))) throw notFound();
+  const bound = (field: 'from' | 'to') => {
+    const raw = query[field];
+    if (raw === undefined || raw === null) return undefined;
+    const ms = parseTimestamp(raw);
+    if (ms === undefined) throw validationFailed([{ field, message: 'field.timestamp' }]);
+    return ms;
+  };
+  const rows = await listReadings(
+    ctx.scope,
+    { deviceId, metric: query.metric, from: bound('from'), to: bound('to') },
+    { offset: query.page * query.pageLimit, limit: query.pageLimit },
+  );
+  return rows.map(toReadingAnswer);
+}
