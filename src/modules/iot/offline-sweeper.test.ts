@@ -1,0 +1,69 @@
+// Heartbeats racing the offline sweep, and the sweep after the service itself was away.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { forEachDialect } from '../../../test/support/databases.js';
+import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
+import { type Api, makePlaces } from '../../../test/support/iot.js';
+import { findOverdueDevices, markDeviceOffline, recordHeartbeats } from './device.repository.js';
+import { sweepOfflineDevices } from './offline-sweeper.js';
+
+forEachDialect('IoT heartbeats and the offline sweep', (database) => {
+  let t: TestApp;
+  let farm: TestTenant;
+  let api: Api;
+  let places: Awaited<ReturnType<typeof makePlaces>>;
+
+  before(async () => {
+    t = await startTestApp(database.url);
+    farm = await makeTenant(t.database.db);
+    api = client(t.url, await loginToken(t.url, farm.code, farm.owner));
+    places = await makePlaces(api);
+  });
+  after(() => t.close());
+
+  const device = async (code: string, extra: Record<string, unknown> = {}) => {
+    const res = await api.post('/api/iot/devices', { json: { code, zone_id: places.zoneA.id, ...extra } });
+    assert.equal(res.status, 201, res.text);
+    return res.body[0];
+  };
+
+  describe('under concurrency', () => {
+    it('lets a heartbeat that lands after the sweeper looked win over the sweeper', async () => {
+      const d = await device('race-hb-1', { heartbeat_timeout_seconds: 10 });
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'race-hb-1' } });
+      t.clock.advance(11_000);
+      const seen = (await findOverdueDevices(t.database.db, t.clock.now(), 1000)).find((o) => o.id === d.id);
+      assert.ok(seen);
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'race-hb-1' } }); // arrives meanwhile
+      const scope = { db: t.database.db, tenantId: farm.id };
+      assert.equal(await markDeviceOffline(scope, d.id, seen.last_heartbeat_at, t.clock.now()), false);
+      assert.equal((await api.get(`/api/iot/devices/${d.id}`)).body[0].status, 'online');
+    });
+
+    it('never moves a heartbeat backwards', async () => {
+      const d = await device('hb-order-1');
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'hb-order-1' } });
+      const latest = (await api.get(`/api/iot/devices/${d.id}`)).body[0].last_heartbeat;
+      await recordHeartbeats({ db: t.database.db, tenantId: farm.id }, [d.id], t.clock.now() - 60_000);
+      assert.equal((await api.get(`/api/iot/devices/${d.id}`)).body[0].last_heartbeat, latest);
+    });
+
+    it('gives devices a whole timeout after the service was away before they count as silent', async () => {
+      const d = await device('outage-1', { heartbeat_timeout_seconds: 60 });
+      await api.post('/api/iot/heartbeats', { json: { device_code: 'outage-1' } });
+      t.clock.advance(3_600_000); // the service was down for an hour
+      const deps = { db: t.database.db, clock: t.clock };
+      const restartedAt = t.clock.now();
+      const isOffline = async () => (await api.get(`/api/iot/devices/${d.id}`)).body[0].status === 'offline';
+      await sweepOfflineDevices(deps, { notBefore: restartedAt });
+      assert.equal(await isOffline(), false);
+      t.clock.advance(59_000);
+      await sweepOfflineDevices(deps, { notBefore: restartedAt });
+      assert.equal(await isOffline(), false);
+      t.clock.advance(1_000);
+      await sweepOfflineDevices(deps, { notBefore: restartedAt });
+      assert.equal(await isOffline(), true);
+    });
+  });
+});

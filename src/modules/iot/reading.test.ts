@@ -1,0 +1,215 @@
+// Readings through the API: alerts on crossings, zone rules, order, rejections one by one, limits.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { forEachDialect } from '../../../test/support/databases.js';
+import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
+import { type Api, makePlaces } from '../../../test/support/iot.js';
+
+forEachDialect('IoT readings and alerts', (database) => {
+  let t: TestApp;
+  let farm: TestTenant;
+  let api: Api;
+  let places: Awaited<ReturnType<typeof makePlaces>>;
+
+  before(async () => {
+    t = await startTestApp(database.url);
+    farm = await makeTenant(t.database.db);
+    api = client(t.url, await loginToken(t.url, farm.code, farm.owner));
+    places = await makePlaces(api);
+  });
+  after(() => t.close());
+
+  const device = async (code: string, extra: Record<string, unknown> = {}) => {
+    const res = await api.post('/api/iot/devices', { json: { code, zone_id: places.zoneA.id, ...extra } });
+    assert.equal(res.status, 201, res.text);
+    return res.body[0];
+  };
+  const send = (readings: unknown[]) => api.post('/api/iot/readings', { json: { readings } });
+
+  describe('readings', () => {
+    it('raises an alert only when a value crosses the threshold from the normal side', async () => {
+      const d = await device('edge-1');
+      const rule = (
+        await api.post('/api/iot/rules', {
+          json: {
+            metric: 'temperature',
+            operator: 'gt',
+            threshold: 30,
+            severity: 'critical',
+            device_id: d.id,
+            message: '{device_code} at {value}',
+          },
+        })
+      ).body[0];
+      const values = [25, 31, 35, 29, 33, 34, 20];
+      const raised: number[] = [];
+      for (const [i, value] of values.entries()) {
+        t.clock.advance(1000);
+        const res = await send([
+          {
+            device_code: 'edge-1',
+            metric: 'temperature',
+            value,
+            recorded_at: new Date(t.clock.now()).toISOString(),
+          },
+        ]);
+        assert.equal(res.status, 200, res.text);
+        if (res.body.data.results[0].alert_ids.length > 0) raised.push(i);
+      }
+      assert.deepEqual(raised, [1, 4]);
+      const alerts = (await api.get(`/api/iot/alerts?device_id=${d.id}`)).body;
+      assert.equal(alerts.length, 2);
+      assert.equal(alerts[0].value, 33); // newest first
+      assert.equal(alerts[1].value, 31);
+      assert.equal(alerts[0].message, 'edge-1 at 33');
+      assert.equal(alerts[0].rule_id, rule.id);
+      assert.equal(alerts[0].severity, 'critical');
+      // Readings are stored, newest first.
+      const stored = (await api.get(`/api/iot/devices/${d.id}/readings?metric=temperature`)).body;
+      assert.deepEqual(
+        stored.map((r: { value: number }) => r.value),
+        [...values].reverse(),
+      );
+    });
+
+    it('applies a zone rule to every device of the zone, and only those', async () => {
+      await device('zone-a-1');
+      await device('zone-a-2');
+      await device('zone-b-1', { zone_id: places.zoneB.id });
+      await api.post('/api/iot/rules', {
+        json: { metric: 'soil_moisture', operator: 'lt', threshold: 20, zone_id: places.zoneA.id },
+      });
+      const res = await send([
+        { device_code: 'zone-a-1', metric: 'soil_moisture', value: 10 },
+        { device_code: 'zone-a-2', metric: 'soil_moisture', value: 12 },
+        { device_code: 'zone-b-1', metric: 'soil_moisture', value: 5 },
+        { device_code: 'zone-a-1', metric: 'humidity', value: 1 },
+      ]);
+      assert.deepEqual(
+        res.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length),
+        [1, 1, 0, 0],
+      );
+    });
+
+    it('orders a batch by recorded_at and ignores out-of-order readings for the alert state', async () => {
+      const d = await device('order-1');
+      await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+      });
+      const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+      // In one batch, sent out of order: by time it goes 20 (s=1), 40 (s=2) → one alert.
+      const first = await send([
+        { device_code: 'order-1', metric: 'temperature', value: 40, recorded_at: at(2) },
+        { device_code: 'order-1', metric: 'temperature', value: 20, recorded_at: at(1) },
+      ]);
+      assert.deepEqual(
+        first.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length),
+        [1, 0],
+      );
+      // An older normal reading is stored but does not re-arm the rule...
+      const late = await send([
+        { device_code: 'order-1', metric: 'temperature', value: 10, recorded_at: at(0) },
+      ]);
+      assert.equal(late.body.data.results[0].status, 'accepted');
+      // ...so the next breach raises nothing.
+      const again = await send([
+        { device_code: 'order-1', metric: 'temperature', value: 45, recorded_at: at(3) },
+      ]);
+      assert.deepEqual(again.body.data.results[0].alert_ids, []);
+      assert.equal((await api.get(`/api/iot/devices/${d.id}/readings`)).body.length, 4);
+    });
+
+    it('rejects bad readings one by one and keeps the good ones of the batch', async () => {
+      const d = await device('mixed-1');
+      const res = await send([
+        { device_code: 'mixed-1', metric: 'temperature', value: 21.5 },
+        { device_code: 'no-such-device', metric: 'temperature', value: 20 },
+        { device_code: 'mixed-1', metric: 'Bad Metric', value: 20 },
+        { device_code: 'mixed-1', metric: 'temperature', value: 'warm' },
+        { device_code: 'mixed-1', metric: 'temperature', value: 20, recorded_at: 'yesterday' },
+        'not an object',
+        { device_code: 'mixed-1', metric: 'humidity', value: '55' },
+      ]);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data.accepted, 2);
+      assert.equal(res.body.data.rejected, 5);
+      const byIndex = res.body.data.results;
+      assert.deepEqual(
+        byIndex.map((r: { status: string }) => r.status),
+        ['accepted', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected', 'accepted'],
+      );
+      assert.deepEqual(
+        byIndex[1].errors.map((e: { field: string }) => e.field),
+        ['readings.1.device_code'],
+      );
+      assert.match(byIndex[1].errors[0].message, /does not exist/);
+      assert.deepEqual(
+        byIndex[2].errors.map((e: { field: string }) => e.field),
+        ['readings.2.metric'],
+      );
+      assert.deepEqual(
+        byIndex[3].errors.map((e: { field: string }) => e.field),
+        ['readings.3.value'],
+      );
+      assert.deepEqual(
+        byIndex[4].errors.map((e: { field: string }) => e.field),
+        ['readings.4.recorded_at'],
+      );
+      assert.deepEqual(
+        byIndex[5].errors.map((e: { field: string }) => e.field),
+        ['readings.5'],
+      );
+      const stored = (await api.get(`/api/iot/devices/${d.id}/readings`)).body;
+      assert.deepEqual(stored.map((r: { value: number }) => r.value).sort(), [21.5, 55]);
+      // Each accepted reading is a heartbeat.
+      const after = (await api.get(`/api/iot/devices/${d.id}`)).body[0];
+      assert.equal(after.status, 'online');
+      assert.equal(after.last_heartbeat, new Date(t.clock.now()).toISOString());
+    });
+
+    it('answers 422 when no reading is accepted, and refuses batches over 1000', async () => {
+      const none = await send([{ device_code: 'ghost', metric: 'temperature', value: 1 }]);
+      assert.equal(none.status, 422);
+      assert.deepEqual(
+        none.body[0].meta.errors.map((e: { field: string }) => e.field),
+        ['readings.0.device_code'],
+      );
+      const big = await send(
+        Array.from({ length: 1001 }, () => ({ device_code: 'ghost', metric: 't', value: 1 })),
+      );
+      assert.equal(big.status, 422);
+      assert.equal((await api.post('/api/iot/readings', { json: { readings: [] } })).status, 422);
+      assert.equal((await api.post('/api/iot/readings', { json: { readings: 'many' } })).status, 422);
+    });
+
+    it('takes 1000 readings in one call', async () => {
+      await device('bulk-1');
+      const readings = Array.from({ length: 1000 }, (_, i) => ({
+        device_code: 'bulk-1',
+        metric: 'temperature',
+        value: i % 50,
+      }));
+      const res = await send(readings);
+      assert.equal(res.status, 200);
+      assert.equal(res.body.data.accepted, 1000);
+    });
+  });
+
+  describe('under concurrency', () => {
+    it('raises one alert when parallel batches cross the same threshold', async () => {
+      const d = await device('parallel-1');
+      await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, () =>
+          send([{ device_code: 'parallel-1', metric: 'temperature', value: 40 }]),
+        ),
+      );
+      assert.ok(answers.every((a) => a.status === 200));
+      const alerts = (await api.get(`/api/iot/alerts?device_id=${d.id}`)).body;
+      assert.equal(alerts.length, 1);
+    });
+  });
+});
