@@ -96,13 +96,16 @@ export function subList<Query extends TProperties>(def: SubListDefinition<Query>
       async (request, reply) => {
         const query = request.query as ListQueryOf<Query>;
         const ctx = requestContext(request, deps);
+        const setHeaders = () => {
+          for (const [name, value] of Object.entries(def.headers ?? {})) reply.header(name, value);
+        };
         if (def.pagingHeaders === false) {
           const items = await def.list(ctx, idOf(request), query);
-          for (const [name, value] of Object.entries(def.headers ?? {})) reply.header(name, value);
+          setHeaders();
           return items;
         }
         const page = await def.list(ctx, idOf(request), query);
-        for (const [name, value] of Object.entries(def.headers ?? {})) reply.header(name, value);
+        setHeaders();
         return pageAnswer(request, reply, query, page);
       },
     );
