@@ -16,7 +16,9 @@ import {
   startReceiver,
 } from '../../../test/support/webhook-receiver.js';
 import type { Config } from '../../config.js';
-import { claimDueDeliveries, holdQueuedDeliveries, recordAttempts } from './delivery-queue.js';
+import { claimDueDeliveries } from './delivery-claim.js';
+import { recordAttempts } from './delivery-record.js';
+import { holdQueuedDeliveries } from './endpoint-pause.js';
 import { type EventType, emitEvent } from './outbox.js';
 import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './worker.js';
 

@@ -11,31 +11,25 @@ import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { AllowList } from './address-guard.js';
+import { fairShares } from './claim-shares.js';
+import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from './delivery-claim.js';
+import { pruneDeliveryLog } from './delivery-log.js';
+import { nextDueAt } from './delivery-queue.js';
 import {
   type AttemptOutcome,
-  type ClaimedDelivery,
-  claimDueDeliveries,
-  localWakeUp,
-  NOTIFY_CHANNEL,
-  nextDueAt,
-  pruneDeliveryLog,
-  type QueuedEndpoint,
   type RecordedAttempt,
   recordAttempt,
   recordAttempts,
-} from './delivery-queue.js';
+} from './delivery-record.js';
+import { localWakeUp, NOTIFY_CHANNEL } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
 import { decryptSecret, signPayload } from './signing.js';
 
 /** Deliveries in flight in one worker process (its slots; on PostgreSQL, at most the pool's size less 2). */
 export const GLOBAL_CONCURRENCY = 64;
-/**
- * Fair shares of a process's slots, so that a slow or dead receiver costs others nothing: one
- * endpoint holds at most a quarter of them, one tenant's endpoints together at most half.
- */
-export const ENDPOINT_SHARE = 1 / 4;
-export const TENANT_SHARE = 1 / 2;
+/** The fair shares of a process's slots (claim-shares.ts), for the benchmark that sizes its load by them. */
+export { fairShares } from './claim-shares.js';
 /**
  * PostgreSQL connections of a process that delivers (serve with role all or worker): 16 attempts in
  * flight, each recording on a connection of its own, its LISTEN and one for claiming.
@@ -82,20 +76,12 @@ export interface DeliveryWorkerDeps {
 
 export interface DeliveryWorkerOptions {
   globalConcurrency?: number;
-  /** Default: ENDPOINT_SHARE of the slots. */
+  /** Default: ENDPOINT_SHARE of the slots (claim-shares.ts). */
   perEndpointConcurrency?: number;
-  /** Default: TENANT_SHARE of the slots. */
+  /** Default: TENANT_SHARE of the slots (claim-shares.ts). */
   perTenantConcurrency?: number;
   /** Longest idle sleep without a wake-up (default 5 s). */
   idleCheckMs?: number;
-}
-
-/** The caps of a process with `slots` slots: at least one delivery each. */
-export function fairShares(slots: number): { perEndpoint: number; perTenant: number } {
-  return {
-    perEndpoint: Math.max(1, Math.floor(slots * ENDPOINT_SHARE)),
-    perTenant: Math.max(1, Math.floor(slots * TENANT_SHARE)),
-  };
 }
 
 interface PendingRecord {
