@@ -1,4 +1,4 @@
-// What happens to a delivery after an attempt, as a pure function: the queue (delivery-queue.ts)
+// What happens to a delivery after an attempt, as a pure function: the recorder (delivery-record.ts)
 // reads the rows, asks here, and writes the answer. Retry when, fail, pause, hold.
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 

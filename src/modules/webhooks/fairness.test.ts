@@ -14,7 +14,7 @@ import {
 } from '../../../test/support/webhook-receiver.js';
 import { systemClock } from '../../platform/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../platform/db/database.js';
-import { claimDueDeliveries } from './delivery-queue.js';
+import { claimDueDeliveries } from './delivery-claim.js';
 import { emitEvent, newDeliveryRow } from './outbox.js';
 import { insertDeliveries } from './webhook.repository.js';
 import { createDeliveryWorker, GLOBAL_CONCURRENCY, WORKER_POOL_SIZE } from './worker.js';

@@ -3,7 +3,7 @@
 import type { Clock } from '../../platform/clock.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { prefixedId } from '../../platform/ids.js';
-import { notifyDeliveryWorkers } from './delivery-queue.js';
+import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
 import { type DeliveryInsert, insertDeliveries, subscribedEndpoints } from './webhook.repository.js';
 

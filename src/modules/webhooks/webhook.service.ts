@@ -5,7 +5,7 @@ import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { AppError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
-import { notifyDeliveryWorkers } from './delivery-queue.js';
+import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newDeliveryRow } from './outbox.js';
 import { encryptSecret, newWebhookSecret } from './signing.js';

@@ -4,38 +4,26 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import type pg from 'pg';
 import type { Config } from '../../config.js';
 import type { BackgroundService } from '../../platform/background.js';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { AllowList } from './address-guard.js';
-import {
-  type AttemptOutcome,
-  type ClaimedDelivery,
-  claimDueDeliveries,
-  localWakeUp,
-  NOTIFY_CHANNEL,
-  nextDueAt,
-  pruneDeliveryLog,
-  type QueuedEndpoint,
-  type RecordedAttempt,
-  recordAttempt,
-  recordAttempts,
-} from './delivery-queue.js';
+import { AttemptRecorder } from './attempt-recorder.js';
+import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from './delivery-claim.js';
+import { LogPruner } from './delivery-log.js';
+import { nextDueAt } from './delivery-queue.js';
+import { DeliveryListener, localWakeUp } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
 import { decryptSecret, signPayload } from './signing.js';
+import { slotSizes, WorkerSlots } from './worker-slots.js';
 
 /** Deliveries in flight in one worker process (its slots; on PostgreSQL, at most the pool's size less 2). */
 export const GLOBAL_CONCURRENCY = 64;
-/**
- * Fair shares of a process's slots, so that a slow or dead receiver costs others nothing: one
- * endpoint holds at most a quarter of them, one tenant's endpoints together at most half.
- */
-export const ENDPOINT_SHARE = 1 / 4;
-export const TENANT_SHARE = 1 / 2;
+/** The fair shares of a process's slots (claim-shares.ts), for the benchmark that sizes its load by them. */
+export { fairShares } from './claim-shares.js';
 /**
  * PostgreSQL connections of a process that delivers (serve with role all or worker): 16 attempts in
  * flight, each recording on a connection of its own, its LISTEN and one for claiming.
@@ -46,15 +34,6 @@ export const WORKER_POOL_SIZE = 18;
  * recording may wait for a pooled connection and the database). Each claim has its own lease token.
  */
 export const LEASE_MARGIN_MS = 30_000;
-/** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
-const RESERVED_CONNECTIONS = 2;
-/**
- * While deliveries are in flight, finished ones wake the claiming loop only once this share of a
- * tenant's slots has been freed since the last claim (8 of 32): one claim transaction then leases a
- * batch instead of one delivery at a time, and the other slots keep sending meanwhile. New events
- * wake it at once.
- */
-const CLAIM_BATCH_SHARE = 4;
 /**
  * An endpoint's log is pruned (to its newest LOG_SIZE finished deliveries) after this many of its
  * deliveries finished here, and whenever the worker runs out of due work: one prune per batch.
@@ -82,43 +61,25 @@ export interface DeliveryWorkerDeps {
 
 export interface DeliveryWorkerOptions {
   globalConcurrency?: number;
-  /** Default: ENDPOINT_SHARE of the slots. */
+  /** Default: ENDPOINT_SHARE of the slots (claim-shares.ts). */
   perEndpointConcurrency?: number;
-  /** Default: TENANT_SHARE of the slots. */
+  /** Default: TENANT_SHARE of the slots (claim-shares.ts). */
   perTenantConcurrency?: number;
   /** Longest idle sleep without a wake-up (default 5 s). */
   idleCheckMs?: number;
-}
-
-/** The caps of a process with `slots` slots: at least one delivery each. */
-export function fairShares(slots: number): { perEndpoint: number; perTenant: number } {
-  return {
-    perEndpoint: Math.max(1, Math.floor(slots * ENDPOINT_SHARE)),
-    perTenant: Math.max(1, Math.floor(slots * TENANT_SHARE)),
-  };
-}
-
-interface PendingRecord {
-  delivery: ClaimedDelivery;
-  outcome: AttemptOutcome;
-  resolve(recorded: RecordedAttempt): void;
-  reject(err: unknown): void;
 }
 
 export class DeliveryWorker implements BackgroundService {
   readonly name = 'webhook delivery worker';
   readonly id = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly sender: Sender;
-  private readonly globalLimit: number;
+  private readonly slots: WorkerSlots;
   private readonly perEndpointLimit: number;
   private readonly perTenantLimit: number;
-  private readonly claimBatch: number;
   private readonly idleCheckMs: number;
-  private readonly inFlight = new Map<number, Promise<void>>();
-  private readonly inFlightByEndpoint = new Map<number, number>();
-  private readonly inFlightByTenant = new Map<number, number>();
-  /** Deliveries finished since the last claim. */
-  private freedSinceClaim = 0;
+  private readonly recorder: AttemptRecorder;
+  private readonly logs: LogPruner;
+  private readonly listener: DeliveryListener;
   /**
    * The endpoints with queued deliveries as the last claim that needed them found them; looked up
    * again after anything may have queued deliveries elsewhere (a wake-up by an event, a timer).
@@ -126,20 +87,12 @@ export class DeliveryWorker implements BackgroundService {
   private queuedEndpoints: QueuedEndpoint[] | undefined;
   /** Counts the times the endpoints with queued deliveries may have changed. */
   private queuedEndpointsVersion = 0;
-  /** Finished deliveries per endpoint since its log was last pruned: "tenantId:endpointId" → n. */
-  private readonly unpruned = new Map<string, number>();
-  /** Attempts waiting to be recorded by the next batch, and whether a batch is being written. */
-  private toRecord: PendingRecord[] = [];
-  private recording = false;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
-  private listener: pg.PoolClient | undefined;
   /** When the loop's current sleep ends (clock time), while it sleeps. */
   private sleepingUntil: number | undefined;
-  /** LISTEN attempts failed in a row: only the first is logged, and the recovery. */
-  private listenFailures = 0;
   /** New deliveries may have been queued (by this process or another): a wake-up by an event. */
   private readonly onWake = () => {
     this.forgetQueuedEndpoints();
@@ -150,23 +103,35 @@ export class DeliveryWorker implements BackgroundService {
     private readonly deps: DeliveryWorkerDeps,
     options: DeliveryWorkerOptions = {},
   ) {
-    // Every attempt in flight records on its own pooled connection: no more than the pool serves.
-    const poolMax = deps.database.pool?.options.max;
-    const wanted = options.globalConcurrency ?? GLOBAL_CONCURRENCY;
-    this.globalLimit =
-      poolMax === undefined ? wanted : Math.max(1, Math.min(wanted, poolMax - RESERVED_CONNECTIONS));
-    const shares = fairShares(this.globalLimit);
-    this.perEndpointLimit = options.perEndpointConcurrency ?? shares.perEndpoint;
-    this.perTenantLimit = options.perTenantConcurrency ?? shares.perTenant;
-    this.claimBatch = Math.max(
-      1,
-      Math.floor(Math.min(this.globalLimit, this.perTenantLimit) / CLAIM_BATCH_SHARE),
-    );
+    const sizes = slotSizes(deps.database.pool?.options.max, {
+      slots: options.globalConcurrency ?? GLOBAL_CONCURRENCY,
+      perEndpoint: options.perEndpointConcurrency,
+      perTenant: options.perTenantConcurrency,
+    });
+    this.perEndpointLimit = sizes.perEndpoint;
+    this.perTenantLimit = sizes.perTenant;
+    this.slots = new WorkerSlots(sizes.slots, sizes.claimBatch, () => this.wake());
     this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
     this.sender = createSender({
       timeoutMs: deps.config.webhookTimeoutMs,
       allowList: new AllowList(deps.config.webhookAllowPrivateHosts),
       caFile: deps.config.webhookCaFile,
+    });
+    const isRunning = () => this.running;
+    this.recorder = new AttemptRecorder({
+      database: deps.database,
+      clock: deps.clock,
+      retryScheduleMs: deps.config.webhookRetryScheduleMs,
+      retryMs: UNAVAILABLE_RETRY_MS,
+      isRunning,
+      logger: deps.logger,
+    });
+    this.logs = new LogPruner(deps.database.db, deps.logger);
+    this.listener = new DeliveryListener(deps.database.pool, {
+      onWake: this.onWake,
+      isRunning,
+      retryMs: UNAVAILABLE_RETRY_MS,
+      logger: deps.logger,
     });
   }
 
@@ -178,7 +143,7 @@ export class DeliveryWorker implements BackgroundService {
     // A step hears no wake-ups: it looks at the queue afresh.
     this.forgetQueuedEndpoints();
     const { claimed } = await this.claim();
-    await Promise.all(claimed.map((delivery) => this.inFlight.get(delivery.id)));
+    await Promise.all(claimed.map((delivery) => this.slots.attemptOf(delivery.id)));
     return claimed.length;
   }
 
@@ -186,7 +151,7 @@ export class DeliveryWorker implements BackgroundService {
   async drain(): Promise<number> {
     let total = 0;
     for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
-    await this.pruneLogs(0);
+    await this.logs.prune(0);
     return total;
   }
 
@@ -194,7 +159,7 @@ export class DeliveryWorker implements BackgroundService {
     if (this.running) return;
     this.running = true;
     localWakeUp.on('wake', this.onWake);
-    await this.listen();
+    await this.listener.listen();
     this.loopDone = this.loop();
   }
 
@@ -208,16 +173,8 @@ export class DeliveryWorker implements BackgroundService {
     this.wake();
     await this.loopDone;
     // Attempts in flight finish (each is bounded by the timeout) and are recorded.
-    await Promise.allSettled([...this.inFlight.values()]);
-    if (this.listener) {
-      const listener = this.listener;
-      this.listener = undefined;
-      listener.removeAllListeners('notification');
-      listener.removeAllListeners('error');
-      listener.on('error', () => {});
-      // Destroyed rather than returned: a pooled connection must not keep listening.
-      listener.release(true);
-    }
+    await this.slots.settled();
+    this.listener.close();
     await this.sender.close();
   }
 
@@ -231,57 +188,6 @@ export class DeliveryWorker implements BackgroundService {
     this.wakeUp?.();
   }
 
-  private async listen(): Promise<void> {
-    const pool = this.deps.database.pool;
-    if (!pool || !this.running) return;
-    let client: pg.PoolClient | undefined;
-    let released = false;
-    // Destroyed rather than returned: a pooled connection must not keep listening. Once only, from
-    // whichever of the error event and the failed LISTEN comes first.
-    const drop = (lost: pg.PoolClient) => {
-      if (released) return;
-      released = true;
-      lost.removeListener('notification', this.onWake);
-      lost.release(true);
-    };
-    try {
-      client = await pool.connect();
-      const connection = client;
-      connection.on('notification', this.onWake);
-      connection.once('error', (err) => {
-        const wasListening = this.listener === connection;
-        drop(connection);
-        // An error during LISTEN fails that query too; its catch below tries again.
-        if (!wasListening) return;
-        this.listener = undefined;
-        this.deps.logger?.warn(
-          { err: err.message },
-          'webhook worker lost its LISTEN connection; reconnecting',
-        );
-        this.listenFailures = 1;
-        if (this.running) setTimeout(() => void this.listen(), UNAVAILABLE_RETRY_MS).unref();
-      });
-      await connection.query(`LISTEN ${NOTIFY_CHANNEL}`);
-      if (!this.running) {
-        drop(connection);
-        return;
-      }
-      this.listener = connection;
-      if (this.listenFailures > 0) this.deps.logger?.info('webhook worker listens again');
-      this.listenFailures = 0;
-      this.onWake(); // anything queued while not listening
-    } catch (err) {
-      if (client) drop(client);
-      if (this.listenFailures++ === 0) {
-        this.deps.logger?.warn(
-          { err: (err as Error).message },
-          'webhook worker could not LISTEN; retrying every second',
-        );
-      }
-      if (this.running) setTimeout(() => void this.listen(), UNAVAILABLE_RETRY_MS).unref();
-    }
-  }
-
   private async loop(): Promise<void> {
     while (this.running) {
       let sleepMs = this.idleCheckMs;
@@ -290,8 +196,8 @@ export class DeliveryWorker implements BackgroundService {
         const { claimed, wanted, capped, nextDueAt: nextAfterCapped } = await this.claim();
         // Every free slot taken: there may be more to claim. Fewer: all that can go now has gone.
         if (claimed.length > 0 && claimed.length === wanted) continue;
-        if (this.inFlight.size === 0) await this.pruneLogs(0);
-        if (this.inFlight.size < this.globalLimit) {
+        if (this.slots.busy === 0) await this.logs.prune(0);
+        if (this.slots.busy < this.slots.size) {
           const now = this.deps.clock.now();
           // Deliveries left for a cap wait for their endpoint's or tenant's attempts to finish (which
           // wake this loop); the timer is for those that fall due later.
@@ -344,9 +250,9 @@ export class DeliveryWorker implements BackgroundService {
     capped: boolean;
     nextDueAt?: number | null | undefined;
   }> {
-    const wanted = this.globalLimit - this.inFlight.size;
+    const wanted = this.slots.size - this.slots.busy;
     if (wanted <= 0) return { claimed: [], wanted, capped: false };
-    this.freedSinceClaim = 0;
+    this.slots.claiming();
     const known = this.queuedEndpoints;
     const version = this.queuedEndpointsVersion;
     const now = this.deps.clock.now();
@@ -358,9 +264,9 @@ export class DeliveryWorker implements BackgroundService {
       limit: wanted,
       perEndpointLimit: this.perEndpointLimit,
       perTenantLimit: this.perTenantLimit,
-      inFlightByEndpoint: this.inFlightByEndpoint,
-      inFlightByTenant: this.inFlightByTenant,
-      inFlightIds: [...this.inFlight.keys()],
+      inFlightByEndpoint: this.slots.byEndpoint,
+      inFlightByTenant: this.slots.byTenant,
+      inFlightIds: this.slots.ids(),
       queuedEndpoints: known,
     });
     // Kept unless something may have queued deliveries since the claim began.
@@ -368,118 +274,11 @@ export class DeliveryWorker implements BackgroundService {
       this.queuedEndpoints = result.queuedEndpoints;
     }
     const { deliveries: claimed, capped, nextDueAt } = result;
-    for (const delivery of claimed) {
-      countIn(this.inFlightByEndpoint, delivery.endpointId, 1);
-      countIn(this.inFlightByTenant, delivery.tenantId, 1);
-      const work = this.attempt(delivery, now + leaseMs).finally(() => {
-        this.inFlight.delete(delivery.id);
-        countIn(this.inFlightByEndpoint, delivery.endpointId, -1);
-        countIn(this.inFlightByTenant, delivery.tenantId, -1);
-        this.freedSinceClaim += 1;
-        if (this.freedSinceClaim >= this.claimBatch) this.wake();
-      });
-      this.inFlight.set(delivery.id, work);
-    }
+    for (const delivery of claimed) this.slots.occupy(delivery, () => this.attempt(delivery, now + leaseMs));
     return { claimed, wanted, capped, nextDueAt };
   }
 
-  /**
-   * Records an attempt. On SQLite it is recorded together with the others that finish meanwhile:
-   * the attempts that end in one turn, or while a batch is being written, share one transaction.
-   */
-  private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
-    // PostgreSQL records attempts side by side on the pool's connections; batches would queue them
-    // behind one connection's round trips. SQLite has one connection: there a batch saves commits.
-    if (this.deps.database.dialect === 'postgres') {
-      return recordAttempt(this.deps.database.db, delivery, outcome, {
-        now: this.deps.clock.now(),
-        retryScheduleMs: this.deps.config.webhookRetryScheduleMs,
-      });
-    }
-    return new Promise((resolve, reject) => {
-      this.toRecord.push({ delivery, outcome, resolve, reject });
-      if (!this.recording && this.toRecord.length === 1) setImmediate(() => void this.writeRecords());
-    });
-  }
-
-  private async writeRecords(): Promise<void> {
-    if (this.recording) return;
-    this.recording = true;
-    try {
-      while (this.toRecord.length > 0) {
-        const batch = this.toRecord;
-        this.toRecord = [];
-        let results: PromiseSettledResult<RecordedAttempt>[];
-        try {
-          results = await recordAttempts(this.deps.database.db, batch, {
-            now: this.deps.clock.now(),
-            retryScheduleMs: this.deps.config.webhookRetryScheduleMs,
-          });
-        } catch (err) {
-          // Each attempt reports it (and its lease runs out, so it is sent again).
-          for (const pending of batch) pending.reject(err);
-          continue;
-        }
-        results.forEach((result, i) => {
-          if (result.status === 'fulfilled') batch[i]!.resolve(result.value);
-          else batch[i]!.reject(result.reason);
-        });
-      }
-    } finally {
-      this.recording = false;
-    }
-  }
-
-  /** Prunes the log of every endpoint with at least `atLeast` (and one) finished since its last prune. */
-  private async pruneLogs(atLeast: number): Promise<void> {
-    // A copy: a failed prune is put back for the next time, not retried in this loop.
-    for (const [key, n] of [...this.unpruned]) {
-      if (n < Math.max(1, atLeast)) continue;
-      this.unpruned.delete(key);
-      const [tenantId, endpointId] = key.split(':').map(Number) as [number, number];
-      try {
-        await pruneDeliveryLog(this.deps.database.db, tenantId, endpointId);
-      } catch (err) {
-        this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + n);
-        this.deps.logger?.warn(
-          { err: (err as Error).message },
-          'webhook log pruning failed; it is retried next time',
-        );
-      }
-    }
-  }
-
-  /**
-   * Records an attempt; while the database is unavailable, again every second as long as the
-   * worker runs and the lease holds (after it, another claim sends the delivery again anyway).
-   */
-  private async recordUntilLeaseEnds(
-    delivery: ClaimedDelivery,
-    outcome: AttemptOutcome,
-    leaseUntil: number,
-  ): Promise<RecordedAttempt> {
-    const tries = Math.ceil((leaseUntil - this.deps.clock.now()) / UNAVAILABLE_RETRY_MS);
-    for (let n = 1; ; n++) {
-      try {
-        return await this.record(delivery, outcome);
-      } catch (err) {
-        const retry =
-          isDatabaseUnavailable(err) &&
-          this.running &&
-          n < tries &&
-          this.deps.clock.now() + UNAVAILABLE_RETRY_MS < leaseUntil;
-        if (!retry) throw err;
-        if (n === 1) {
-          this.deps.logger?.warn(
-            { err: (err as Error).message, delivery: delivery.publicId },
-            'webhook attempt not recorded yet: the database is unavailable; retrying',
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, UNAVAILABLE_RETRY_MS));
-      }
-    }
-  }
-
+  /** Signs and sends one delivery, then records the attempt (see AttemptRecorder). */
   private async attempt(delivery: ClaimedDelivery, leaseUntil: number): Promise<void> {
     const { clock, secretKey, logger } = this.deps;
     try {
@@ -501,7 +300,7 @@ export class DeliveryWorker implements BackgroundService {
           durationMs: 0,
         };
       }
-      const recorded = await this.recordUntilLeaseEnds(
+      const recorded = await this.recorder.recordUntilLeaseEnds(
         delivery,
         { ...result, startedAt, requestHeaders: headers },
         leaseUntil,
@@ -521,9 +320,8 @@ export class DeliveryWorker implements BackgroundService {
       }
       if (recorded.status === 'retrying' && recorded.nextAttemptAt) this.dueAt(recorded.nextAttemptAt);
       if (recorded.status === 'succeeded' || recorded.status === 'failed') {
-        const key = `${delivery.tenantId}:${delivery.endpointId}`;
-        this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + 1);
-        await this.pruneLogs(PRUNE_EVERY);
+        this.logs.finished(delivery.tenantId, delivery.endpointId);
+        await this.logs.prune(PRUNE_EVERY);
       }
     } catch (err) {
       // The lease runs out and another claim retries the delivery: nothing is lost.
@@ -533,12 +331,6 @@ export class DeliveryWorker implements BackgroundService {
       );
     }
   }
-}
-
-function countIn(counts: Map<number, number>, key: number, change: number): void {
-  const n = (counts.get(key) ?? 0) + change;
-  if (n > 0) counts.set(key, n);
-  else counts.delete(key);
 }
 
 export function createDeliveryWorker(

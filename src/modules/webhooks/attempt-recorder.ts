@@ -1,0 +1,118 @@
+// How a worker records its attempts: on PostgreSQL each on a pooled connection of its own, on SQLite
+// those that end together in one transaction; while the database is away, again until the lease ends.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../platform/clock.js';
+import type { DatabaseHandle } from '../../platform/db/database.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
+import type { ClaimedDelivery } from './delivery-claim.js';
+import {
+  type AttemptOutcome,
+  type RecordedAttempt,
+  recordAttempt,
+  recordAttempts,
+} from './delivery-record.js';
+
+export interface AttemptRecorderDeps {
+  database: DatabaseHandle;
+  clock: Clock;
+  retryScheduleMs: readonly number[];
+  /** While the database is unavailable: the pause before recording an attempt again. */
+  retryMs: number;
+  /** Whether the worker still runs: a stopped worker does not try again. */
+  isRunning: () => boolean;
+  logger?: FastifyBaseLogger | undefined;
+}
+
+interface PendingRecord {
+  delivery: ClaimedDelivery;
+  outcome: AttemptOutcome;
+  resolve(recorded: RecordedAttempt): void;
+  reject(err: unknown): void;
+}
+
+export class AttemptRecorder {
+  /** Attempts waiting to be recorded by the next batch, and whether a batch is being written. */
+  private toRecord: PendingRecord[] = [];
+  private recording = false;
+
+  constructor(private readonly deps: AttemptRecorderDeps) {}
+
+  /**
+   * Records an attempt; while the database is unavailable, again every second as long as the
+   * worker runs and the lease holds (after it, another claim sends the delivery again anyway).
+   */
+  async recordUntilLeaseEnds(
+    delivery: ClaimedDelivery,
+    outcome: AttemptOutcome,
+    leaseUntil: number,
+  ): Promise<RecordedAttempt> {
+    const { clock, retryMs } = this.deps;
+    const tries = Math.ceil((leaseUntil - clock.now()) / retryMs);
+    for (let n = 1; ; n++) {
+      try {
+        return await this.record(delivery, outcome);
+      } catch (err) {
+        const retry =
+          isDatabaseUnavailable(err) &&
+          this.deps.isRunning() &&
+          n < tries &&
+          clock.now() + retryMs < leaseUntil;
+        if (!retry) throw err;
+        if (n === 1) {
+          this.deps.logger?.warn(
+            { err: (err as Error).message, delivery: delivery.publicId },
+            'webhook attempt not recorded yet: the database is unavailable; retrying',
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      }
+    }
+  }
+
+  /**
+   * Records an attempt. On SQLite it is recorded together with the others that finish meanwhile:
+   * the attempts that end in one turn, or while a batch is being written, share one transaction.
+   */
+  private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
+    // PostgreSQL records attempts side by side on the pool's connections; batches would queue them
+    // behind one connection's round trips. SQLite has one connection: there a batch saves commits.
+    if (this.deps.database.dialect === 'postgres') {
+      return recordAttempt(this.deps.database.db, delivery, outcome, {
+        now: this.deps.clock.now(),
+        retryScheduleMs: this.deps.retryScheduleMs,
+      });
+    }
+    return new Promise((resolve, reject) => {
+      this.toRecord.push({ delivery, outcome, resolve, reject });
+      if (!this.recording && this.toRecord.length === 1) setImmediate(() => void this.writeRecords());
+    });
+  }
+
+  private async writeRecords(): Promise<void> {
+    if (this.recording) return;
+    this.recording = true;
+    try {
+      while (this.toRecord.length > 0) {
+        const batch = this.toRecord;
+        this.toRecord = [];
+        let results: PromiseSettledResult<RecordedAttempt>[];
+        try {
+          results = await recordAttempts(this.deps.database.db, batch, {
+            now: this.deps.clock.now(),
+            retryScheduleMs: this.deps.retryScheduleMs,
+          });
+        } catch (err) {
+          // Each attempt reports it (and its lease runs out, so it is sent again).
+          for (const pending of batch) pending.reject(err);
+          continue;
+        }
+        results.forEach((result, i) => {
+          if (result.status === 'fulfilled') batch[i]!.resolve(result.value);
+          else batch[i]!.reject(result.reason);
+        });
+      }
+    } finally {
+      this.recording = false;
+    }
+  }
+}

@@ -1,0 +1,182 @@
+// Claiming due deliveries fairly: the worker leases what its free slots and the endpoints' and
+// tenants' shares allow, in one transaction. The statements that find due deliveries are in
+// delivery-queue.ts, the share arithmetic in claim-shares.ts.
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../platform/db/types.js';
+import { ClaimShares } from './claim-shares.js';
+import {
+  dueHeads,
+  endpointsWithQueuedDeliveries,
+  nextDueAfter,
+  oldestDue,
+  QUEUED,
+  type QueuedEndpoint,
+} from './delivery-queue.js';
+
+export type { QueuedEndpoint } from './delivery-queue.js';
+
+export interface ClaimedDelivery {
+  id: number;
+  tenantId: number;
+  endpointId: number;
+  publicId: string;
+  eventType: string;
+  body: string;
+  attemptCount: number;
+  maxAttempts: number | null;
+  countsTowardPause: boolean;
+  url: string;
+  endpointPublicId: string;
+  secretEncrypted: string;
+  /** This claim's lease token: recording the attempt or releasing the lease must present it. */
+  leaseToken: string;
+}
+
+export interface ClaimOptions {
+  now: number;
+  leaseMs: number;
+  owner: string;
+  limit: number;
+  /** Deliveries of one endpoint in flight here, at most. */
+  perEndpointLimit: number;
+  /**
+   * Deliveries of one tenant's endpoints in flight here, at most, while no other tenant has any
+   * (default: no cap but the slots); see claimDueDeliveries.
+   */
+  perTenantLimit?: number;
+  /** Deliveries of this endpoint already in flight here. */
+  inFlightByEndpoint: ReadonlyMap<number, number>;
+  /** Deliveries of this tenant already in flight here. */
+  inFlightByTenant?: ReadonlyMap<number, number>;
+  /** Deliveries in flight here: never claimed again, even when their lease has run out. */
+  inFlightIds?: readonly number[];
+  /**
+   * The endpoints with queued deliveries as an earlier claim found them, if no delivery has been
+   * queued since for an endpoint that was not among them; otherwise they are looked up.
+   */
+  queuedEndpoints?: readonly QueuedEndpoint[] | undefined;
+}
+
+export interface Claim {
+  deliveries: ClaimedDelivery[];
+  /** Due deliveries were left because their endpoint or tenant has its share of the slots here. */
+  capped: boolean;
+  /** When capped: the next time a queued delivery falls due after `now` (null: none). */
+  nextDueAt?: number | null;
+  /** The endpoints with queued deliveries, when this claim looked them up. */
+  queuedEndpoints?: QueuedEndpoint[];
+}
+
+/**
+ * Leases up to `limit` due deliveries, oldest first, while each endpoint and each tenant stays within
+ * its cap of deliveries in flight here (see ClaimShares). An endpoint's deliveries are claimed in order.
+ */
+export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOptions): Promise<Claim> {
+  const { now, limit, perEndpointLimit } = options;
+  if (limit <= 0) return { deliveries: [], capped: false };
+  return db.transaction().execute(async (trx) => {
+    const shares = new ClaimShares(options);
+    const { chosen } = shares;
+    const excluded = () => [...(options.inFlightIds ?? []), ...chosen];
+    const { oldest: oldestWindow, window } = shares.windows();
+    const oldest = await oldestDue(trx, now, oldestWindow, excluded());
+    shares.take(oldest);
+    // What follows may all be capped receivers' backlogs, however long: the others' due deliveries
+    // are then looked up endpoint by endpoint, so reaching them never means reading those backlogs.
+    let walked: QueuedEndpoint[] | undefined;
+    if (!shares.full && oldest.length === oldestWindow) {
+      if (!options.queuedEndpoints) walked = await endpointsWithQueuedDeliveries(trx);
+      const endpoints = options.queuedEndpoints ?? walked ?? [];
+      for (;;) {
+        const heads = await dueHeads(trx, {
+          now,
+          endpointIds: shares.openEndpoints(endpoints),
+          skipIds: excluded(),
+          perEndpoint: perEndpointLimit,
+          window,
+        });
+        const left = shares.take(heads);
+        // Another round only when this one was cut by the window and filled a cap: the next leaves
+        // that endpoint or tenant out. Caps only tighten as slots are taken, and each round caps at
+        // least one more, so the rounds are few.
+        if (shares.full || heads.length < window || left === 0) break;
+      }
+    }
+    const { capped } = shares;
+    const answer = { capped, ...(walked ? { queuedEndpoints: walked } : {}) };
+    if (chosen.length === 0) {
+      return { ...answer, deliveries: [], ...(capped ? { nextDueAt: await nextDueAfter(trx, now) } : {}) };
+    }
+    // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
+    // worker, this one included) can no longer be recorded by the first claim.
+    const token = `${options.owner}/${randomBytes(8).toString('hex')}`;
+    const leased = await leaseDeliveries(trx, chosen, { token, until: now + options.leaseMs, now });
+    return { ...answer, deliveries: leased.deliveries, ...(capped ? { nextDueAt: leased.nextDueAt } : {}) };
+  });
+}
+
+/**
+ * Leases these deliveries under `leaseToken` until `leaseUntil` and reads what sending them takes,
+ * oldest first, with `nextDueAt`: when the next queued delivery falls due after `now` (answered
+ * here rather than by another statement, for a worker left with capped deliveries).
+ */
+async function leaseDeliveries(
+  trx: Kysely<Database>,
+  ids: readonly number[],
+  lease: { token: string; until: number; now: number },
+): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null }> {
+  const { now } = lease;
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: lease.token, lease_until: lease.until })
+    .where('id', 'in', ids)
+    .execute();
+  const rows = await trx
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', (join) =>
+      join.onRef('e.tenant_id', '=', 'd.tenant_id').onRef('e.id', '=', 'd.endpoint_id'),
+    )
+    .select([
+      'd.id',
+      'd.tenant_id',
+      'd.endpoint_id',
+      'd.public_id',
+      'd.event_type',
+      'd.body',
+      'd.attempt_count',
+      'd.max_attempts',
+      'd.counts_toward_pause',
+      'e.url',
+      'e.public_id as endpoint_public_id',
+      'e.secret_encrypted',
+      (eb) =>
+        eb
+          .selectFrom('webhook_deliveries')
+          .select((n) => n.fn.min('webhook_deliveries.next_attempt_at').as('at'))
+          .where(QUEUED)
+          .where('webhook_deliveries.next_attempt_at', '>', now)
+          .as('next_due_at'),
+    ])
+    .where('d.id', 'in', ids)
+    .orderBy('d.next_attempt_at')
+    .orderBy('d.id')
+    .execute();
+  const deliveries = rows.map((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    endpointId: r.endpoint_id,
+    publicId: r.public_id,
+    eventType: r.event_type,
+    body: r.body,
+    attemptCount: r.attempt_count,
+    maxAttempts: r.max_attempts,
+    countsTowardPause: r.counts_toward_pause === 1,
+    url: r.url,
+    endpointPublicId: r.endpoint_public_id,
+    secretEncrypted: r.secret_encrypted,
+    leaseToken: lease.token,
+  }));
+  const nextDueAt = rows[0]?.next_due_at;
+  return { deliveries, nextDueAt: nextDueAt === null || nextDueAt === undefined ? null : Number(nextDueAt) };
+}

@@ -1,0 +1,163 @@
+// Recording an attempt's outcome: the attempt row, the delivery's next state (decided by
+// delivery-policy.ts) and the endpoint's failure streak, in one transaction, under the claim's lease.
+import type { Kysely } from 'kysely';
+import { isPostgresDb } from '../../platform/db/database.js';
+import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
+import type { Database } from '../../platform/db/types.js';
+import type { ClaimedDelivery } from './delivery-claim.js';
+import { nextDeliveryState } from './delivery-policy.js';
+import { updateFailureStreak } from './endpoint-pause.js';
+
+export interface AttemptOutcome {
+  startedAt: number;
+  durationMs: number;
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  responseExcerpt: string | null;
+  requestHeaders: Record<string, string>;
+}
+
+export interface RecordedAttempt {
+  /** False when the lease was lost (another worker took the delivery over): nothing was written. */
+  recorded: boolean;
+  status?: DeliveryStatus;
+  endpointPaused?: boolean;
+  /** When a retrying delivery falls due again (retrying only). */
+  nextAttemptAt?: number;
+}
+
+export interface RecordOptions {
+  now: number;
+  retryScheduleMs: readonly number[];
+}
+
+/**
+ * Records an attempt and moves the delivery on: succeeded, retrying (after the schedule's next
+ * delay), failed, or held (the endpoint was paused meanwhile). A fully failed delivery extends the
+ * endpoint's failure streak and pauses it at PAUSE_AFTER_FAILURES; a success ends the streak.
+ */
+export async function recordAttempt(
+  db: Kysely<Database>,
+  delivery: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  options: RecordOptions,
+): Promise<RecordedAttempt> {
+  return db.transaction().execute((trx) => recordIn(trx, delivery, outcome, options));
+}
+
+/**
+ * recordAttempt for several attempts in one transaction (one commit instead of one each), in
+ * endpoint order so that concurrent batches lock endpoint rows in the same order. If the batch
+ * fails, each attempt is recorded in a transaction of its own, so one bad attempt loses no other.
+ */
+export async function recordAttempts(
+  db: Kysely<Database>,
+  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  options: RecordOptions,
+): Promise<PromiseSettledResult<RecordedAttempt>[]> {
+  if (attempts.length > 1) {
+    const order = attempts
+      .map((attempt, index) => ({ attempt, index }))
+      .sort(
+        (a, b) =>
+          a.attempt.delivery.endpointId - b.attempt.delivery.endpointId ||
+          a.attempt.delivery.id - b.attempt.delivery.id,
+      );
+    try {
+      const results = await db.transaction().execute(async (trx) => {
+        const recorded: RecordedAttempt[] = new Array(attempts.length);
+        for (const { attempt, index } of order) {
+          recorded[index] = await recordIn(trx, attempt.delivery, attempt.outcome, options);
+        }
+        return recorded;
+      });
+      return results.map((value) => ({ status: 'fulfilled', value }));
+    } catch {
+      // One by one below.
+    }
+  }
+  return Promise.allSettled(attempts.map((a) => recordAttempt(db, a.delivery, a.outcome, options)));
+}
+
+async function recordIn(
+  trx: Kysely<Database>,
+  delivery: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  options: RecordOptions,
+): Promise<RecordedAttempt> {
+  const { now } = options;
+  const number = delivery.attemptCount + 1;
+  const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
+  // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On
+  // PostgreSQL the row is locked as for the update of the failure streak that may follow (a share
+  // lock would deadlock two failures upgrading it), so enabling the endpoint waits for this
+  // transaction and then releases a `held` written here.
+  let endpointQuery = trx
+    .selectFrom('webhook_endpoints')
+    .select(['status'])
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.endpointId);
+  if (isPostgresDb(trx)) endpointQuery = endpointQuery.forNoKeyUpdate();
+  const endpoint = outcome.ok ? undefined : await endpointQuery.executeTakeFirst();
+  // The endpoint was paused while the attempt was in flight: the delivery stays held (it is sent
+  // again on enable; receivers deduplicate on the id) and the streak is left alone.
+  let current = trx
+    .selectFrom('webhook_deliveries')
+    .select(['status'])
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.id)
+    .where('lease_owner', '=', delivery.leaseToken);
+  if (isPostgresDb(trx)) current = current.forUpdate();
+  const row = await current.executeTakeFirst();
+  if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
+  const { status, nextAttemptAt, finished } = nextDeliveryState({
+    number,
+    maxAttempts,
+    ok: outcome.ok,
+    current: row.status,
+    endpointStatus: endpoint?.status,
+    countsTowardPause: delivery.countsTowardPause,
+    retryScheduleMs: options.retryScheduleMs,
+    now,
+  });
+  const updated = await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status,
+      attempt_count: number,
+      next_attempt_at: nextAttemptAt,
+      lease_owner: null,
+      lease_until: null,
+      request_headers: JSON.stringify(outcome.requestHeaders),
+      finished_at: finished ? now : null,
+    })
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.id)
+    .where('lease_owner', '=', delivery.leaseToken)
+    .where('status', '=', row.status)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };
+
+  await trx
+    .insertInto('webhook_attempts')
+    .values({
+      tenant_id: delivery.tenantId,
+      delivery_id: delivery.id,
+      number,
+      started_at: outcome.startedAt,
+      duration_ms: Math.max(0, Math.round(outcome.durationMs)),
+      status_code: outcome.statusCode,
+      error: outcome.error,
+      response_excerpt: outcome.responseExcerpt,
+    })
+    .execute();
+
+  let endpointPaused = false;
+  if (finished && delivery.countsTowardPause) {
+    endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
+  }
+  return nextAttemptAt === null
+    ? { recorded: true, status, endpointPaused }
+    : { recorded: true, status, endpointPaused, nextAttemptAt };
+}

@@ -1,0 +1,109 @@
+// Waking the delivery workers when deliveries are queued: NOTIFY at commit on PostgreSQL (every
+// process hears it on its LISTEN connection), an in-process signal on SQLite.
+import { EventEmitter } from 'node:events';
+import type { FastifyBaseLogger } from 'fastify';
+import { sql } from 'kysely';
+import type pg from 'pg';
+import { isPostgresDb } from '../../platform/db/database.js';
+import type { Db } from '../../platform/db/types.js';
+
+export const NOTIFY_CHANNEL = 'furrow_webhook_deliveries';
+
+/** Wakes the workers of this process (SQLite; on PostgreSQL NOTIFY reaches every process). */
+export const localWakeUp = new EventEmitter();
+
+/**
+ * Tells idle workers that deliveries are due. On PostgreSQL the NOTIFY joins the caller's
+ * transaction and is delivered at commit (never for a rollback). On SQLite the single connection
+ * is busy until the transaction ends, so a woken worker's claim runs after the commit.
+ */
+export async function notifyDeliveryWorkers(db: Db): Promise<void> {
+  if (isPostgresDb(db)) await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(db);
+  else localWakeUp.emit('wake');
+}
+
+export interface DeliveryListenerOptions {
+  /** Called for every notification, and once listening (again): anything queued meanwhile. */
+  onWake: () => void;
+  /** Whether the worker still runs: a lost connection is replaced only then. */
+  isRunning: () => boolean;
+  /** The pause before listening again while the connection cannot be had, or once it is lost. */
+  retryMs: number;
+  logger?: FastifyBaseLogger | undefined;
+}
+
+/**
+ * A worker's LISTEN connection on PostgreSQL (none on SQLite): taken from the pool, tried again
+ * while it cannot be had or once it is lost, destroyed (never returned to the pool) at the end.
+ */
+export class DeliveryListener {
+  private connection: pg.PoolClient | undefined;
+  /** LISTEN attempts failed in a row: only the first is logged, and the recovery. */
+  private failures = 0;
+
+  constructor(
+    private readonly pool: pg.Pool | undefined,
+    private readonly options: DeliveryListenerOptions,
+  ) {}
+
+  async listen(): Promise<void> {
+    const { pool } = this;
+    const { onWake, isRunning, retryMs, logger } = this.options;
+    if (!pool || !isRunning()) return;
+    let client: pg.PoolClient | undefined;
+    let released = false;
+    // Destroyed rather than returned: a pooled connection must not keep listening. Once only, from
+    // whichever of the error event and the failed LISTEN comes first.
+    const drop = (lost: pg.PoolClient) => {
+      if (released) return;
+      released = true;
+      lost.removeListener('notification', onWake);
+      lost.release(true);
+    };
+    try {
+      client = await pool.connect();
+      const connection = client;
+      connection.on('notification', onWake);
+      connection.once('error', (err) => {
+        const wasListening = this.connection === connection;
+        drop(connection);
+        // An error during LISTEN fails that query too; its catch below tries again.
+        if (!wasListening) return;
+        this.connection = undefined;
+        logger?.warn({ err: err.message }, 'webhook worker lost its LISTEN connection; reconnecting');
+        this.failures = 1;
+        if (isRunning()) setTimeout(() => void this.listen(), retryMs).unref();
+      });
+      await connection.query(`LISTEN ${NOTIFY_CHANNEL}`);
+      if (!isRunning()) {
+        drop(connection);
+        return;
+      }
+      this.connection = connection;
+      if (this.failures > 0) logger?.info('webhook worker listens again');
+      this.failures = 0;
+      onWake(); // anything queued while not listening
+    } catch (err) {
+      if (client) drop(client);
+      if (this.failures++ === 0) {
+        logger?.warn(
+          { err: (err as Error).message },
+          'webhook worker could not LISTEN; retrying every second',
+        );
+      }
+      if (isRunning()) setTimeout(() => void this.listen(), retryMs).unref();
+    }
+  }
+
+  /** Ends listening for good (the worker has stopped). */
+  close(): void {
+    const listener = this.connection;
+    if (!listener) return;
+    this.connection = undefined;
+    listener.removeAllListeners('notification');
+    listener.removeAllListeners('error');
+    listener.on('error', () => {});
+    // Destroyed rather than returned: a pooled connection must not keep listening.
+    listener.release(true);
+  }
+}

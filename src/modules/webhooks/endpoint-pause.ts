@@ -1,0 +1,53 @@
+// An endpoint's failure streak and its automatic pause: a fully failed delivery extends the streak,
+// PAUSE_AFTER_FAILURES in a row pause the endpoint and hold its queued deliveries; a success ends it.
+import type { Db } from '../../platform/db/types.js';
+import { pausesAfter } from './delivery-policy.js';
+
+/** Answers whether the endpoint was paused here. */
+export async function updateFailureStreak(
+  trx: Db,
+  delivery: { tenantId: number; endpointId: number },
+  succeeded: boolean,
+  now: number,
+): Promise<boolean> {
+  const endpointWhere = <Q extends { where: (...args: any[]) => Q }>(q: Q) =>
+    q.where('tenant_id', '=', delivery.tenantId).where('id', '=', delivery.endpointId);
+  if (succeeded) {
+    // Only a streak to end takes the endpoint's row lock: concurrent successes do not queue on it.
+    // A paused endpoint keeps its streak until it is enabled (a success then does not hide why).
+    await endpointWhere(trx.updateTable('webhook_endpoints').set({ consecutive_failures: 0 }))
+      .where('consecutive_failures', '<>', 0)
+      .where('status', '=', 'active')
+      .execute();
+    return false;
+  }
+  const row = await endpointWhere(
+    trx
+      .updateTable('webhook_endpoints')
+      .set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) })),
+  )
+    .returning(['consecutive_failures', 'status'])
+    .executeTakeFirst();
+  if (!row || !pausesAfter(row.consecutive_failures, row.status)) return false;
+  await endpointWhere(
+    trx.updateTable('webhook_endpoints').set({
+      status: 'paused',
+      paused_reason: `${row.consecutive_failures} consecutive deliveries failed every attempt`,
+      updated_at: now,
+    }),
+  ).execute();
+  await holdQueuedDeliveries(trx, delivery.tenantId, delivery.endpointId);
+  return true;
+}
+
+/** Pausing: queued deliveries of the endpoint wait as `held` (tests and redeliveries excepted). */
+export async function holdQueuedDeliveries(db: Db, tenantId: number, endpointId: number): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'held', next_attempt_at: null })
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', endpointId)
+    .where('status', 'in', ['pending', 'retrying'])
+    .where('counts_toward_pause', '=', 1)
+    .execute();
+}

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ClaimedDelivery } from './delivery-claim.js';
+import { slotSizes, WorkerSlots } from './worker-slots.js';
+
+describe('slotSizes', () => {
+  it('takes the slots wanted on SQLite, and the fair shares of them', () => {
+    assert.deepEqual(slotSizes(undefined, { slots: 64 }), {
+      slots: 64,
+      perEndpoint: 16,
+      perTenant: 32,
+      claimBatch: 8,
+    });
+  });
+
+  it('on PostgreSQL, no more slots than the pool serves beside the LISTEN and claiming connections', () => {
+    assert.deepEqual(slotSizes(18, { slots: 64 }), {
+      slots: 16,
+      perEndpoint: 4,
+      perTenant: 8,
+      claimBatch: 2,
+    });
+    assert.deepEqual(slotSizes(2, { slots: 64 }), { slots: 1, perEndpoint: 1, perTenant: 1, claimBatch: 1 });
+    assert.equal(slotSizes(100, { slots: 8 }).slots, 8);
+  });
+
+  it('keeps caps that are given', () => {
+    assert.deepEqual(slotSizes(undefined, { slots: 8, perEndpoint: 3, perTenant: 8 }), {
+      slots: 8,
+      perEndpoint: 3,
+      perTenant: 8,
+      claimBatch: 2,
+    });
+  });
+});
+
+describe('WorkerSlots', () => {
+  const delivery = (id: number, endpointId: number, tenantId: number) =>
+    ({ id, endpointId, tenantId }) as ClaimedDelivery;
+
+  it('counts attempts in flight per endpoint and tenant, and calls once a batch of slots is free', async () => {
+    let batches = 0;
+    const slots = new WorkerSlots(4, 2, () => {
+      batches += 1;
+    });
+    const ends = new Map<number, () => void>();
+    const occupy = (d: ClaimedDelivery) =>
+      slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve)));
+    occupy(delivery(1, 10, 100));
+    occupy(delivery(2, 10, 100));
+    occupy(delivery(3, 11, 101));
+    assert.equal(slots.busy, 3);
+    assert.deepEqual(slots.ids(), [1, 2, 3]);
+    assert.deepEqual(
+      [...slots.byEndpoint],
+      [
+        [10, 2],
+        [11, 1],
+      ],
+    );
+    assert.deepEqual(
+      [...slots.byTenant],
+      [
+        [100, 2],
+        [101, 1],
+      ],
+    );
+
+    ends.get(1)!();
+    await slots.attemptOf(1);
+    assert.equal(batches, 0, 'one of a batch of two');
+    assert.deepEqual(
+      [...slots.byEndpoint],
+      [
+        [10, 1],
+        [11, 1],
+      ],
+    );
+    ends.get(3)!();
+    await slots.attemptOf(3);
+    assert.equal(batches, 1);
+    assert.deepEqual([...slots.byTenant], [[100, 1]]);
+
+    slots.claiming();
+    ends.get(2)!();
+    await slots.settled();
+    assert.equal(batches, 1, 'a claim starts the batch again');
+    assert.equal(slots.busy, 0);
+    assert.equal(slots.byEndpoint.size, 0);
+    assert.equal(slots.byTenant.size, 0);
+  });
+});

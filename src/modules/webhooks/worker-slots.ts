@@ -1,0 +1,108 @@
+// A worker's slots: the deliveries in flight in this process, counted per endpoint and per tenant
+// for the fair claim, and how many have finished since the last claim.
+import { fairShares } from './claim-shares.js';
+import type { ClaimedDelivery } from './delivery-claim.js';
+
+/** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
+const RESERVED_CONNECTIONS = 2;
+/**
+ * While deliveries are in flight, finished ones wake the claiming loop only once this share of a
+ * tenant's slots has been freed since the last claim (8 of 32): one claim transaction then leases a
+ * batch instead of one delivery at a time, and the other slots keep sending meanwhile. New events
+ * wake it at once.
+ */
+const CLAIM_BATCH_SHARE = 4;
+
+export interface SlotSizes {
+  /** Deliveries in flight at most. */
+  slots: number;
+  perEndpoint: number;
+  perTenant: number;
+  /** Finished deliveries that make a batch worth claiming. */
+  claimBatch: number;
+}
+
+/**
+ * A worker's slots and caps: the slots wanted, but on PostgreSQL no more than its pool of `poolMax`
+ * connections serves (every attempt in flight records on a connection of its own); the caps given,
+ * or else the fair shares of the slots.
+ */
+export function slotSizes(
+  poolMax: number | undefined,
+  wanted: { slots: number; perEndpoint?: number | undefined; perTenant?: number | undefined },
+): SlotSizes {
+  const slots =
+    poolMax === undefined
+      ? wanted.slots
+      : Math.max(1, Math.min(wanted.slots, poolMax - RESERVED_CONNECTIONS));
+  const shares = fairShares(slots);
+  const perEndpoint = wanted.perEndpoint ?? shares.perEndpoint;
+  const perTenant = wanted.perTenant ?? shares.perTenant;
+  const claimBatch = Math.max(1, Math.floor(Math.min(slots, perTenant) / CLAIM_BATCH_SHARE));
+  return { slots, perEndpoint, perTenant, claimBatch };
+}
+
+export class WorkerSlots {
+  private readonly inFlight = new Map<number, Promise<void>>();
+  /** Deliveries in flight per endpoint id. */
+  readonly byEndpoint = new Map<number, number>();
+  /** Deliveries in flight per tenant id. */
+  readonly byTenant = new Map<number, number>();
+  /** Deliveries finished since the last claim. */
+  private freedSinceClaim = 0;
+
+  /**
+   * @param size the slots: deliveries in flight at most
+   * @param claimBatch finished deliveries since the last claim that make a batch worth claiming
+   * @param onBatchFreed called whenever a finished delivery makes or adds to such a batch
+   */
+  constructor(
+    readonly size: number,
+    private readonly claimBatch: number,
+    private readonly onBatchFreed: () => void,
+  ) {}
+
+  get busy(): number {
+    return this.inFlight.size;
+  }
+
+  /** Ids of the deliveries in flight. */
+  ids(): number[] {
+    return [...this.inFlight.keys()];
+  }
+
+  /** The attempt of a delivery in flight. */
+  attemptOf(deliveryId: number): Promise<void> | undefined {
+    return this.inFlight.get(deliveryId);
+  }
+
+  /** Resolves once every attempt in flight now has ended. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** A claim begins: the batch of freed slots starts again. */
+  claiming(): void {
+    this.freedSinceClaim = 0;
+  }
+
+  /** Starts `attempt` in a slot of its own; the slot is freed when it ends. */
+  occupy(delivery: ClaimedDelivery, attempt: () => Promise<void>): void {
+    countIn(this.byEndpoint, delivery.endpointId, 1);
+    countIn(this.byTenant, delivery.tenantId, 1);
+    const work = attempt().finally(() => {
+      this.inFlight.delete(delivery.id);
+      countIn(this.byEndpoint, delivery.endpointId, -1);
+      countIn(this.byTenant, delivery.tenantId, -1);
+      this.freedSinceClaim += 1;
+      if (this.freedSinceClaim >= this.claimBatch) this.onBatchFreed();
+    });
+    this.inFlight.set(delivery.id, work);
+  }
+}
+
+function countIn(counts: Map<number, number>, key: number, change: number): void {
+  const n = (counts.get(key) ?? 0) + change;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+}
