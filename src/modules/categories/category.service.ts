@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { definedOnly, optional, parseStatus, refOrNull } from '../../platform/http/fields.js';
-import { checkParentCycle, recordService } from '../../platform/record-service.js';
+import { checkParentCycle, type RequestColumns, recordService } from '../../platform/record-service.js';
 import type { CategoryCreate, CategoryUpdate } from './category.schemas.js';
 
 export const categoryService = recordService<
@@ -26,9 +26,7 @@ export const categoryService = recordService<
       description: input.description,
       status: optional(input.status, parseStatus),
       parent_id: refOrNull(input.parent_id),
-    }),
-  references: (c) => [
-    { field: 'parent_id', table: 'product_categories', id: c.parent_id as number | null | undefined },
-  ],
+    } satisfies RequestColumns<'product_categories'>),
+  references: (c) => [{ field: 'parent_id', table: 'product_categories', id: c.parent_id }],
   check: (ctx, c, errors, id) => checkParentCycle(ctx, 'product_categories', id, c.parent_id, errors),
 });
