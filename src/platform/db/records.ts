@@ -430,7 +430,7 @@ export async function insertRecord<T extends RecordTable>(
   values: RecordColumns<T>,
   now: number,
 ): Promise<number> {
-  // As insertScoped writes it, through the RecordsDb view (the values are the table's own columns).
+  // The statement insertScoped would make (tenant_id set last), through the RecordsDb view.
   const row = await (scope.db as unknown as Kysely<RecordsDb>)
     .insertInto(table as RecordTable)
     .values({ ...values, created_at: now, updated_at: now, deleted_at: null, tenant_id: scope.tenantId })
@@ -439,7 +439,10 @@ export async function insertRecord<T extends RecordTable>(
   return row.id;
 }
 
-/** Changes the given columns of a live row; false when there is none. */
+/**
+ * Changes the given columns of a live row; false when there is none. Rows that an in-process cache
+ * holds (users, for the token cache) are changed by their own repository, which tells the cache.
+ */
 export async function updateRecord<T extends RecordTable>(
   scope: Scope,
   table: T,
