@@ -1,42 +1,47 @@
 // The service side of a resource, written once: list with filters, detail, create and update with
 // reference checks in one transaction, soft delete. A resource gives its table, how a request maps
 // to columns and how rows become answers (batch, so nested objects cost one query per kind).
-import type { Selectable } from 'kysely';
 import {
   type Filter,
   findLive,
   insertRecord,
   listLive,
+  type RecordColumns,
   type RecordTable,
+  type RequestColumns,
+  type Row,
   softDeleteRecord,
   updateRecord,
 } from './db/records.js';
 import { checkReferences, type Reference } from './db/references.js';
 import { inTransaction } from './db/scope.js';
-import type { Database } from './db/types.js';
 import { type FieldError, notFound, validationFailed } from './errors.js';
 import type { PageQuery, RequestContext } from './resource/context.js';
 
-export type Row<T extends RecordTable> = Selectable<Database[T]>;
-export type Columns = Record<string, unknown>;
+export type { RecordColumns, RequestColumns, Row } from './db/records.js';
 
 export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
   table: T;
   /** Rows → answers, in order. `form` tells the list form from the detail form. */
   present(ctx: RequestContext, rows: Row<T>[], form: 'list' | 'detail'): Promise<unknown[]> | unknown[];
   /** The columns a request sets (only the fields it carries); format problems go to errors. */
-  toColumns(input: Input, errors: FieldError[], ctx: RequestContext): Columns;
+  toColumns(input: Input, errors: FieldError[], ctx: RequestContext): RequestColumns<T>;
   /** Column values set on create only (defaults that depend on the request, e.g. created_by). */
-  onCreate?(ctx: RequestContext, columns: Columns): Columns | Promise<Columns>;
+  onCreate?(ctx: RequestContext, columns: RecordColumns<T>): RecordColumns<T> | Promise<RecordColumns<T>>;
   /** References among the columns, checked in the caller's tenant. */
-  references?(columns: Columns, input: Input): Reference[];
+  references?(columns: RequestColumns<T>, input: Input): Reference[];
   /** Further checks that need the database (cycles, uniqueness); push to errors. */
-  check?(ctx: RequestContext, columns: Columns, errors: FieldError[], id: number | undefined): Promise<void>;
+  check?(
+    ctx: RequestContext,
+    columns: RequestColumns<T>,
+    errors: FieldError[],
+    id: number | undefined,
+  ): Promise<void>;
   /** Writes that go with the row in the same transaction (join tables). */
   afterWrite?(ctx: RequestContext, id: number, input: Input): Promise<void>;
   /** Translates a write error (e.g. a unique violation) into a field error, or rethrows. */
   onWriteError?(err: unknown): never;
-  filters?(ctx: RequestContext, query: Query): Filter[];
+  filters?(ctx: RequestContext, query: Query): Filter<T>[];
 }
 
 export function recordService<T extends RecordTable, Create, Update, Query>(
@@ -55,7 +60,9 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     if (spec.references) errors.push(...(await checkReferences(ctx.scope, spec.references(columns, input))));
     if (spec.check) await spec.check(ctx, columns, errors, id);
     if (errors.length > 0) throw validationFailed(errors);
-    return columns;
+    // The checks passed: a null left in a column that must not be null was refused above (the
+    // references and checks of each resource refuse a null for a required reference).
+    return columns as RecordColumns<T>;
   };
 
   const guarded = async <R>(fn: () => Promise<R>): Promise<R> => {
@@ -112,7 +119,7 @@ export async function checkParentCycle(
   ctx: RequestContext,
   table: 'crop_types' | 'product_categories',
   id: number | undefined,
-  parentId: unknown,
+  parentId: number | null | undefined,
   errors: FieldError[],
 ): Promise<void> {
   if (id === undefined || typeof parentId !== 'number') return;

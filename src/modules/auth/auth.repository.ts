@@ -4,6 +4,7 @@ import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.
 import type { Db, UsersTable } from '../../platform/db/types.js';
 import type { AuthContext } from '../../platform/resource/context.js';
 import { toAuthUser } from './identity.js';
+import { authChanged } from './token-cache.js';
 
 export interface LoginCandidate {
   tenant: { id: number; code: string; name: string };
@@ -100,6 +101,7 @@ export async function revokeAccessToken(scope: Scope, tokenId: number, now: numb
     .where('id', '=', tokenId)
     .where('revoked_at', 'is', null)
     .execute();
+  authChanged(scope.db);
 }
 
 /** Ends every session of a user (after a password change). */
@@ -109,6 +111,7 @@ export async function revokeUserTokens(scope: Scope, userId: number, now: number
     .where('user_id', '=', userId)
     .where('revoked_at', 'is', null)
     .execute();
+  authChanged(scope.db);
 }
 
 // Login attempts, shared by every API process through the database.

@@ -1,17 +1,29 @@
 // Access tokens already resolved, so a request need not read its token again: SQLite only, where
-// the database tells exactly when a token, its user or its tenant may have changed (a logout, a
-// password or role change, a deleted user, a write by another process). An entry is trusted while
-// nothing of those tables changed since it was read, and never past the token's expiry. Entries are
-// keyed by the token itself, so a hit needs no hash; the process holds the tokens of the requests it
-// serves anyway, and only their hashes are ever stored.
+// this process knows exactly when a token, its user or its tenant may have changed. The code that
+// changes them says so (`authChanged`: a logout, a password or role change, a deleted user), and a
+// write by another process shows in the database's data version. An entry is trusted while nothing
+// of those changed since it was read, and never past the token's expiry. Entries are keyed by the
+// token itself, so a hit needs no hash; the process holds the tokens of the requests it serves
+// anyway, and only their hashes are ever stored.
 
-import type { TableChanges } from '../../platform/db/table-changes.js';
+import { type Changes, noteChange } from '../../platform/db/changes.js';
+import type { Db } from '../../platform/db/types.js';
 import type { AuthContext } from '../../platform/resource/context.js';
 
-/** The tables an AuthContext is read from. */
-const AUTH_TABLES = ['access_tokens', 'users', 'tenants'] as const;
-/** Tokens kept at most; past this, the oldest is dropped (a hit does not reorder, see sqlite-driver.ts). */
+/** The change topic of the rows an AuthContext is read from: access_tokens, users and tenants. */
+const AUTH_ROWS = 'auth';
+/** Tokens kept at most; past this, the oldest is dropped (a hit does not reorder, see db/sqlite/statements.ts). */
 export const TOKEN_CACHE_SIZE = 10_000;
+
+/**
+ * Tells the token cache that rows of access_tokens, users or tenants may have changed. Every write
+ * that may change or remove an existing row of those tables calls it, after the write and in its
+ * transaction (`db` is the one that wrote): an update, a delete, an upsert (insert ... on conflict
+ * do update). A plain insert need not: a new row changes no AuthContext already read.
+ */
+export function authChanged(db: Db): void {
+  noteChange(db, AUTH_ROWS);
+}
 
 interface Entry {
   auth: AuthContext;
@@ -22,11 +34,11 @@ interface Entry {
 export class TokenCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly changes: TableChanges) {}
+  constructor(private readonly changes: Changes) {}
 
   /** The version to read under: take it before reading, hand it back to `keep`. */
   version(): number {
-    return this.changes.version(AUTH_TABLES);
+    return this.changes.version(AUTH_ROWS);
   }
 
   find(token: string, version: number, now: number): AuthContext | undefined {

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { checkParentCycle, recordService } from '../../platform/record-service.js';
+import { checkParentCycle, type RequestColumns, recordService } from '../../platform/record-service.js';
 import { definedOnly, optional, parseStatus, refOrNull } from '../../platform/resource/input.js';
 import type { CategoryCreate, CategoryUpdate } from './category.schemas.js';
 
@@ -26,9 +26,7 @@ export const categoryService = recordService<
       description: input.description,
       status: optional(input.status, parseStatus),
       parent_id: refOrNull(input.parent_id),
-    }),
-  references: (c) => [
-    { field: 'parent_id', table: 'product_categories', id: c.parent_id as number | null | undefined },
-  ],
+    } satisfies RequestColumns<'product_categories'>),
+  references: (c) => [{ field: 'parent_id', table: 'product_categories', id: c.parent_id }],
   check: (ctx, c, errors, id) => checkParentCycle(ctx, 'product_categories', id, c.parent_id, errors),
 });

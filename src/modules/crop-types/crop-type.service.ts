@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import { checkParentCycle, recordService } from '../../platform/record-service.js';
+import { checkParentCycle, type RequestColumns, recordService } from '../../platform/record-service.js';
 import { definedOnly, refOrNull } from '../../platform/resource/input.js';
 import type { CropTypeCreate, CropTypeUpdate } from './crop-type.schemas.js';
 
@@ -24,9 +24,7 @@ export const cropTypeService = recordService<
       description: input.description,
       parent_id: refOrNull(input.parent_id),
       images: input.images,
-    }),
-  references: (c) => [
-    { field: 'parent_id', table: 'crop_types', id: c.parent_id as number | null | undefined },
-  ],
+    } satisfies RequestColumns<'crop_types'>),
+  references: (c) => [{ field: 'parent_id', table: 'crop_types', id: c.parent_id }],
   check: (ctx, c, errors, id) => checkParentCycle(ctx, 'crop_types', id, c.parent_id, errors),
 });

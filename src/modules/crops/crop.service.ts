@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import { containsText, type Filter } from '../../platform/db/records.js';
-import { type Row, recordService } from '../../platform/record-service.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import {
   definedOnly,
   imagesToJson,
@@ -53,14 +53,14 @@ export const cropService = recordService<
       code: input.code,
       price: input.price,
       status: optional(input.status, parseStatus),
-    }),
+    } satisfies RequestColumns<'crops'>),
   references: (c) => [
-    { field: 'crop_type', table: 'crop_types', id: c.crop_type_id as number | null | undefined },
-    { field: 'category_id', table: 'product_categories', id: c.category_id as number | null | undefined },
+    { field: 'crop_type', table: 'crop_types', id: c.crop_type_id },
+    { field: 'category_id', table: 'product_categories', id: c.category_id },
   ],
   filters: (ctx, query) => {
     const { terms, byKey } = searchTerms(query.search);
-    const filters: Filter[] = [];
+    const filters: Filter<'crops'>[] = [];
     for (const column of ['name', 'code', 'sku'] as const) {
       const term = byKey[column];
       if (term !== undefined) filters.push(containsText(ctx.scope, 'crops', [column], term));

@@ -44,13 +44,13 @@ export async function findTaskSubcategories(
  * overlapping task starts at most the tenant's widest task span before `from`, which bounds the
  * start_at index scan from below: the scan covers the range, not every older task.
  */
-export function overlapsRange(scope: Scope, range: { from?: number; to?: number }): Filter[] {
+export function overlapsRange(scope: Scope, range: { from?: number; to?: number }): Filter<'diary_tasks'>[] {
   const { from, to } = range;
-  const filters: Filter[] = [];
+  const filters: Filter<'diary_tasks'>[] = [];
   if (to !== undefined) filters.push((eb) => eb('diary_tasks.start_at', '<=', to));
   if (from !== undefined) {
     const widestSpan = selectScoped(scope, 'task_span_limits').select('widest_span');
-    const lowerBound: Filter = (eb) =>
+    const lowerBound: Filter<'diary_tasks'> = (eb) =>
       eb('diary_tasks.start_at', '>=', sql<number>`${from} - coalesce((${widestSpan}), 0)`);
     // Bounded on both sides, the range is found through the start_at index and its tasks sorted.
     filters.push(to === undefined ? lowerBound : rangeFilter(lowerBound));

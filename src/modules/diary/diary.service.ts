@@ -2,7 +2,7 @@ import type { Static } from 'typebox';
 import { formatTimestamp, parseTimestamp } from '../../platform/dates.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
-import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
@@ -23,8 +23,6 @@ import type {
   TaskUpdate,
 } from './diary.schemas.js';
 
-type Id = number | null | undefined;
-
 export const diaryCategoryService = recordService<
   'diary_categories',
   Static<typeof DiaryCategoryInput.create>,
@@ -33,7 +31,7 @@ export const diaryCategoryService = recordService<
 >({
   table: 'diary_categories',
   present: (_ctx, rows) => rows.map((row) => ({ id: row.id, name: row.name })),
-  toColumns: (input) => definedOnly({ name: input.name }),
+  toColumns: (input) => definedOnly({ name: input.name } satisfies RequestColumns<'diary_categories'>),
 });
 
 export const diarySubcategoryService = recordService<
@@ -45,12 +43,16 @@ export const diarySubcategoryService = recordService<
   table: 'diary_subcategories',
   present: (_ctx, rows) =>
     rows.map((row) => ({ id: row.id, name: row.name, category_task_id: row.category_task_id })),
-  toColumns: (input) => definedOnly({ name: input.name, category_task_id: input.category_task_id }),
+  toColumns: (input) =>
+    definedOnly({
+      name: input.name,
+      category_task_id: input.category_task_id,
+    } satisfies RequestColumns<'diary_subcategories'>),
   references: (c) => [
     {
       field: 'category_task_id',
       table: 'diary_categories',
-      id: c.category_task_id === null ? 0 : (c.category_task_id as Id),
+      id: c.category_task_id === null ? 0 : c.category_task_id,
     },
   ],
   check: async (_ctx, c, errors, id) => {
@@ -58,10 +60,8 @@ export const diarySubcategoryService = recordService<
       errors.push({ field: 'category_task_id', message: 'field.required' });
     }
   },
-  filters: (_ctx, query) =>
-    query.category_task_id === undefined
-      ? []
-      : [(eb) => eb('diary_subcategories.category_task_id', '=', query.category_task_id)],
+  filters: (_ctx, { category_task_id: id }) =>
+    id === undefined ? [] : [(eb) => eb('diary_subcategories.category_task_id', '=', id)],
 });
 
 type TaskInput = Static<typeof TaskCreate> | Static<typeof TaskUpdate>;
@@ -134,7 +134,7 @@ const subCateIds = (input: TaskInput): number[] | undefined =>
     ? undefined
     : [...new Set(input.sub_cates.map((s) => (typeof s === 'number' ? s : s.id)))];
 
-function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
+function taskColumns(input: TaskInput, errors: FieldError[]): RequestColumns<'diary_tasks'> {
   const timestamp = (field: 'start' | 'end') => {
     const value = input[field];
     if (value === undefined || value === null) return value;
@@ -155,7 +155,7 @@ function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
     category_task_id: refOrNull(input.category_task_id),
     assigned_to: refOrNull(assigned),
     amount: input.amount,
-  });
+  } satisfies RequestColumns<'diary_tasks'>);
   if (columns.start_at === null) errors.push({ field: 'start', message: 'field.required' });
   const { start_at: start, end_at: end } = columns;
   if (typeof start === 'number' && typeof end === 'number' && end < start) {
@@ -164,9 +164,9 @@ function taskColumns(input: TaskInput, errors: FieldError[]): Columns {
   return columns;
 }
 
-function taskFilters(ctx: RequestContext, query: Static<typeof TaskQuery>): Filter[] {
+function taskFilters(ctx: RequestContext, query: Static<typeof TaskQuery>): Filter<'diary_tasks'>[] {
   const { terms, byKey } = searchTerms(query.strSearch);
-  const filters: Filter[] = [...terms, ...Object.values(byKey)].map((term) =>
+  const filters: Filter<'diary_tasks'>[] = [...terms, ...Object.values(byKey)].map((term) =>
     containsText(ctx.scope, 'diary_tasks', ['name'], term),
   );
   return [...filters, ...overlapsRange(ctx.scope, dateRange(query))];
@@ -193,9 +193,9 @@ export const taskService = recordService<
   },
   onCreate: (ctx, columns) => ({ start_at: ctx.clock.now(), ...columns, user_id: ctx.user.id }),
   references: (c, input) => [
-    { field: 'season_id', table: 'seasons', id: c.season_id as Id },
-    { field: 'category_task_id', table: 'diary_categories', id: c.category_task_id as Id },
-    { field: 'assigned_to', table: 'users', id: c.assigned_to as Id },
+    { field: 'season_id', table: 'seasons', id: c.season_id },
+    { field: 'category_task_id', table: 'diary_categories', id: c.category_task_id },
+    { field: 'assigned_to', table: 'users', id: c.assigned_to },
     { field: 'sub_cates', table: 'diary_subcategories', id: subCateIds(input) },
   ],
   afterWrite: async (ctx, id, input) => {

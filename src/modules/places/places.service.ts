@@ -1,7 +1,6 @@
 import type { Static } from 'typebox';
-import type { Filter } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
-import { type Row, recordService } from '../../platform/record-service.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import {
   definedOnly,
   imagesToJson,
@@ -10,8 +9,6 @@ import {
   refOrNull,
 } from '../../platform/resource/input.js';
 import type { BlockInput, FarmInput, ParcelInput, PlaceQuery } from './places.schemas.js';
-
-type Id = number | null | undefined;
 
 const asText = (value: string | number | undefined) => (value === undefined ? undefined : String(value));
 
@@ -54,35 +51,36 @@ export const farmService = recordService<
       description: input.description,
       order: input.order,
       avatar: optional(input.avatar, (v) => imagesToJson('avatar', v, errors)),
-    }),
+    } satisfies RequestColumns<'farms'>),
   onCreate: (ctx, columns) => ({ ...columns, created_by: ctx.user.id }),
 });
 
 /** A farm is required: on create it must be sent, and it can never be cleared. */
-function requireFarm(columns: Record<string, unknown>, errors: FieldError[], creating: boolean) {
+function requireFarm(columns: { farm_id?: number | null }, errors: FieldError[], creating: boolean) {
   if ((creating && columns.farm_id === undefined) || columns.farm_id === null) {
     errors.push({ field: 'farm_id', message: 'field.required' });
   }
 }
 
-function farmFilter(query: Static<typeof PlaceQuery>, table: string): Filter[] {
-  return query.farm_id === undefined ? [] : [(eb) => eb(`${table}.farm_id`, '=', query.farm_id)];
-}
-
-function placeService<T extends 'blocks' | 'zones'>(table: T) {
+/** Blocks and zones have the same columns. */
+function placeService(table: 'blocks' | 'zones') {
   return recordService<
-    T,
+    'blocks' | 'zones',
     Static<typeof BlockInput.create>,
     Static<typeof BlockInput.update>,
     Static<typeof PlaceQuery>
   >({
     table,
-    present: (_ctx, rows) =>
-      (rows as Row<'blocks'>[]).map((row) => ({ id: row.id, name: row.name, farm_id: row.farm_id })),
-    toColumns: (input) => definedOnly({ name: input.name, farm_id: refOrNull(input.farm_id) }),
-    references: (c) => [{ field: 'farm_id', table: 'farms', id: c.farm_id as Id }],
+    present: (_ctx, rows) => rows.map((row) => ({ id: row.id, name: row.name, farm_id: row.farm_id })),
+    toColumns: (input) =>
+      definedOnly({
+        name: input.name,
+        farm_id: refOrNull(input.farm_id),
+      } satisfies RequestColumns<'blocks' | 'zones'>),
+    references: (c) => [{ field: 'farm_id', table: 'farms', id: c.farm_id }],
     check: async (_ctx, c, errors, id) => requireFarm(c, errors, id === undefined),
-    filters: (_ctx, query) => farmFilter(query, table),
+    filters: (_ctx, { farm_id: farmId }) =>
+      farmId === undefined ? [] : [(eb) => eb(`${table}.farm_id`, '=', farmId)],
   });
 }
 
@@ -114,12 +112,13 @@ export const parcelService = recordService<
       block_id: refOrNull(input.block_id),
       zone_id: refOrNull(input.zone_id),
       area: input.area,
-    }),
+    } satisfies RequestColumns<'parcels'>),
   references: (c) => [
-    { field: 'farm_id', table: 'farms', id: c.farm_id as Id },
-    { field: 'block_id', table: 'blocks', id: c.block_id as Id },
-    { field: 'zone_id', table: 'zones', id: c.zone_id as Id },
+    { field: 'farm_id', table: 'farms', id: c.farm_id },
+    { field: 'block_id', table: 'blocks', id: c.block_id },
+    { field: 'zone_id', table: 'zones', id: c.zone_id },
   ],
   check: async (_ctx, c, errors, id) => requireFarm(c, errors, id === undefined),
-  filters: (_ctx, query) => farmFilter(query, 'parcels'),
+  filters: (_ctx, { farm_id: farmId }) =>
+    farmId === undefined ? [] : [(eb) => eb('parcels.farm_id', '=', farmId)],
 });

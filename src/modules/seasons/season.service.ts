@@ -5,7 +5,12 @@ import { containsText, type Filter, findByIds, findLive } from '../../platform/d
 import type { FieldError } from '../../platform/errors.js';
 import { validationFailed } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
-import { type Columns, type Row, recordService } from '../../platform/record-service.js';
+import {
+  type RecordColumns,
+  type RequestColumns,
+  type Row,
+  recordService,
+} from '../../platform/record-service.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
@@ -20,7 +25,6 @@ import {
 import { presentFarm } from '../places/places.service.js';
 import type { SeasonCreate, SeasonQuery, SeasonUpdate } from './season.schemas.js';
 
-type Id = number | null | undefined;
 type Input = Static<typeof SeasonCreate> | Static<typeof SeasonUpdate>;
 
 async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list' | 'detail') {
@@ -98,7 +102,7 @@ async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list'
 const farmOf = (row: Row<'farms'> | undefined) => (row ? presentFarm(row) : null);
 const numberOrNull = (value: number | null) => (value === null ? null : Number(value));
 
-function toColumns(input: Input, errors: FieldError[]): Columns {
+function toColumns(input: Input, errors: FieldError[]): RequestColumns<'seasons'> {
   const date = (field: 'start_date' | 'end_date') => {
     const value = input[field];
     if (value === undefined || value === null || value === '') return value === '' ? null : value;
@@ -140,7 +144,7 @@ function toColumns(input: Input, errors: FieldError[]): Columns {
     count_temp: input.count_temp,
     temp_from: input.temp_from,
     temp_to: input.temp_to,
-  });
+  } satisfies RequestColumns<'seasons'>);
   const { start_date: start, end_date: end } = columns;
   if (typeof start === 'string' && typeof end === 'string' && end < start) {
     errors.push({ field: 'end_date', message: 'field.invalid' });
@@ -149,7 +153,7 @@ function toColumns(input: Input, errors: FieldError[]): Columns {
 }
 
 /** A code like S20260315-4fQx9k: the season's start day (or today) and random characters. */
-function generatedCode(ctx: RequestContext, columns: Columns): string {
+function generatedCode(ctx: RequestContext, columns: RecordColumns<'seasons'>): string {
   const day =
     typeof columns.start_date === 'string'
       ? columns.start_date
@@ -157,8 +161,8 @@ function generatedCode(ctx: RequestContext, columns: Columns): string {
   return `S${day.replace(/-/g, '')}-${randomBase62(6)}`;
 }
 
-function seasonFilters(ctx: RequestContext, query: Static<typeof SeasonQuery>): Filter[] {
-  const filters: Filter[] = [];
+function seasonFilters(ctx: RequestContext, query: Static<typeof SeasonQuery>): Filter<'seasons'>[] {
+  const filters: Filter<'seasons'>[] = [];
   const { terms, byKey } = searchTerms(query.search);
   for (const term of terms) filters.push(containsText(ctx.scope, 'seasons', ['name', 'code'], term));
   for (const column of ['name', 'code'] as const) {
@@ -206,10 +210,10 @@ export const seasonService = recordService<
     code: typeof columns.code === 'string' ? columns.code : generatedCode(ctx, columns),
   }),
   references: (c) => [
-    { field: 'crop_id', table: 'crops', id: c.crop_id === null ? 0 : (c.crop_id as Id) },
-    { field: 'season_template_id', table: 'season_templates', id: c.season_template_id as Id },
-    { field: 'block_id', table: 'blocks', id: c.block_id as Id },
-    { field: 'farm_id', table: 'farms', id: c.farm_id as Id },
+    { field: 'crop_id', table: 'crops', id: c.crop_id === null ? 0 : c.crop_id },
+    { field: 'season_template_id', table: 'season_templates', id: c.season_template_id },
+    { field: 'block_id', table: 'blocks', id: c.block_id },
+    { field: 'farm_id', table: 'farms', id: c.farm_id },
   ],
   onWriteError: (err) => {
     if (isUniqueViolation(err)) throw validationFailed([{ field: 'code', message: 'field.taken' }]);

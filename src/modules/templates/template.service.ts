@@ -1,11 +1,9 @@
 import type { Static } from 'typebox';
 import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
-import { type Row, recordService } from '../../platform/record-service.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import { dateRange, definedOnly, refOrNull, searchTerms } from '../../platform/resource/input.js';
 import type { TemplateCreate, TemplateQuery } from './template.schemas.js';
-
-type Id = number | null | undefined;
 
 async function present(ctx: RequestContext, rows: Row<'season_templates'>[]) {
   const crops = await findByIds(
@@ -36,8 +34,11 @@ async function present(ctx: RequestContext, rows: Row<'season_templates'>[]) {
 }
 
 /** Search terms and created-at range (templates have no dates of their own). */
-export function templateFilters(ctx: RequestContext, query: Static<typeof TemplateQuery>): Filter[] {
-  const filters: Filter[] = [];
+export function templateFilters(
+  ctx: RequestContext,
+  query: Static<typeof TemplateQuery>,
+): Filter<'season_templates'>[] {
+  const filters: Filter<'season_templates'>[] = [];
   const { terms, byKey } = searchTerms(query.search);
   for (const term of [...terms, ...Object.values(byKey)]) {
     filters.push(containsText(ctx.scope, 'season_templates', ['name'], term));
@@ -66,11 +67,11 @@ export const templateService = recordService<
       crop_type: input.crop_type,
       order: input.order,
       block_id: refOrNull(input.block_id),
-    }),
+    } satisfies RequestColumns<'season_templates'>),
   references: (c) => [
     // crop_id is required: 0 or null names no crop and is refused like an unknown id.
-    { field: 'crop_id', table: 'crops', id: c.crop_id === null ? 0 : (c.crop_id as Id) },
-    { field: 'block_id', table: 'blocks', id: c.block_id as Id },
+    { field: 'crop_id', table: 'crops', id: c.crop_id === null ? 0 : c.crop_id },
+    { field: 'block_id', table: 'blocks', id: c.block_id },
   ],
   filters: templateFilters,
 });

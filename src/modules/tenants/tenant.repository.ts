@@ -6,6 +6,10 @@ export interface Tenant {
   name: string;
 }
 
+/**
+ * A plain insert: a new tenant changes no token already resolved, so the token cache need not be
+ * told. A write that updates tenants (or upserts them) calls authChanged (auth/token-cache.ts).
+ */
 export async function insertTenant(
   db: Db,
   tenant: { code: string; name: string },

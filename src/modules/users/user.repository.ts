@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../platform/db/database.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { UsersTable } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
+import { authChanged } from '../auth/token-cache.js';
 
 export type UserRow = Selectable<UsersTable>;
 
@@ -52,6 +53,7 @@ export async function updateUserRow(
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    authChanged(scope.db);
     return Number(result.numUpdatedRows) > 0;
   } catch (err) {
     if (isUniqueViolation(err)) {
@@ -69,5 +71,6 @@ export async function softDeleteUser(scope: Scope, id: number, now: number): Pro
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+  authChanged(scope.db);
   return Number(result.numUpdatedRows) > 0;
 }

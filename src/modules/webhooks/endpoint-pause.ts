@@ -1,6 +1,7 @@
 // An endpoint's failure streak and its automatic pause: a fully failed delivery extends the streak,
 // PAUSE_AFTER_FAILURES in a row pause the endpoint and hold its queued deliveries; a success ends it.
-import type { Db } from '../../platform/db/types.js';
+import type { UpdateQueryBuilder } from 'kysely';
+import type { Database, Db } from '../../platform/db/types.js';
 import { pausesAfter } from './delivery-policy.js';
 
 /** Answers whether the endpoint was paused here. */
@@ -10,7 +11,7 @@ export async function updateFailureStreak(
   succeeded: boolean,
   now: number,
 ): Promise<boolean> {
-  const endpointWhere = <Q extends { where: (...args: any[]) => Q }>(q: Q) =>
+  const endpointWhere = <O>(q: UpdateQueryBuilder<Database, 'webhook_endpoints', 'webhook_endpoints', O>) =>
     q.where('tenant_id', '=', delivery.tenantId).where('id', '=', delivery.endpointId);
   if (succeeded) {
     // Only a streak to end takes the endpoint's row lock: concurrent successes do not queue on it.

@@ -38,7 +38,8 @@ export function guardedLookup(allowList: AllowList): LookupFunction {
           if (why) return callback(new RefusedAddressError(address, why), '', 0);
         }
       }
-      if (options.all) return (callback as any)(null, list);
+      // With `all`, the caller (net's lookup) expects the whole list in place of one address.
+      if (options.all) return (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, list);
       const first = list[0];
       if (!first)
         return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);

@@ -1,13 +1,10 @@
 // Opens the database named by DATABASE_URL: SQLite (embedded default) or PostgreSQL (scale-out).
-import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../../config.js';
 import { createPostgresPool, kyselyPool, type PostgresTimeouts, pingPool } from './postgres-pool.js';
-import { FurrowSqliteDialect, SqliteConnection } from './sqlite-driver.js';
-import type { TableChanges } from './table-changes.js';
+import type { Changes } from './sqlite/changes.js';
+import { openSqlite } from './sqlite/open.js';
 import type { Database, Db, DialectName } from './types.js';
 
 export interface DatabaseHandle {
@@ -15,8 +12,8 @@ export interface DatabaseHandle {
   readonly dialect: DialectName;
   /** For PostgreSQL LISTEN/NOTIFY and tools that need the pool; undefined on SQLite. */
   readonly pool: pg.Pool | undefined;
-  /** SQLite: when rows of a table may have changed, for in-process caches; undefined on PostgreSQL. */
-  readonly changes: TableChanges | undefined;
+  /** SQLite: when rows may have changed, for in-process caches (changes.ts); undefined on PostgreSQL. */
+  readonly changes: Changes | undefined;
   /** select 1, failing within the connect timeout when the database does not answer (/readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -54,16 +51,7 @@ export function bulkWorkTimeouts(timeouts: PostgresTimeouts = DEFAULT_DATABASE_T
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): DatabaseHandle {
   if (dialectOf(databaseUrl) === 'sqlite') {
-    const file = databaseUrl.slice('sqlite:'.length);
-    if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
-    const sqlite = new SQLite(file);
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
-    const connection = new SqliteConnection(sqlite);
-    const db = new Kysely<Database>({ dialect: new FurrowSqliteDialect(connection) });
-    directConnections.set(db, connection);
+    const { db, connection } = openSqlite(databaseUrl.slice('sqlite:'.length));
     return {
       db,
       dialect: 'sqlite',
@@ -86,19 +74,6 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
     ping: () => pingPool(pool, timeouts.connectMs),
     close: () => db.destroy(),
   };
-}
-
-/** The SQLite connection behind each database handle's Kysely instance (not its transactions). */
-const directConnections = new WeakMap<Db, SqliteConnection>();
-
-/**
- * The SQLite connection on which a read may run at once, synchronously: only for a handle's own
- * Kysely instance (a transaction runs its statements through Kysely), and only while no
- * transaction is open on the connection, so the read sees committed rows and nothing half-written.
- */
-export function directSqliteConnection(db: Db): SqliteConnection | undefined {
-  const connection = directConnections.get(db);
-  return connection?.readable ? connection : undefined;
 }
 
 /** True when the error is a unique-constraint violation, on either dialect. */

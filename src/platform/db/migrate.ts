@@ -1,8 +1,9 @@
 import { type Kysely, type MigrationResult, Migrator } from 'kysely';
 import { migrations } from './migrations/index.js';
+import type { Database } from './types.js';
 
 /** Applies every pending migration. Safe to run from several processes at once (the migrator locks). */
-export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResult[]> {
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResult[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },
@@ -20,7 +21,7 @@ export async function migrateToLatest(db: Kysely<any>): Promise<MigrationResult[
 }
 
 /** Names of migrations not yet applied. */
-export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations },

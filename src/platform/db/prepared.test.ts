@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { makeTenant, type TestTenant } from '../../../test/support/factories.js';
-import { type DatabaseHandle, directSqliteConnection, openDatabase } from './database.js';
+import { type DatabaseHandle, openDatabase } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import { preparedQuery } from './prepared.js';
 import { findLive, insertRecord } from './records.js';
 import { inTransaction } from './scope.js';
+import { directSqliteConnection } from './sqlite/open.js';
 
 forEachDialect('prepared queries and reads outside transactions', (database) => {
   let handle: DatabaseHandle;

@@ -3,7 +3,8 @@
 // SQLite, such a read runs on the connection at once when no transaction is open there
 // (directSqliteConnection), without queueing behind the other requests in flight.
 import { type Compilable, type CompiledQuery, createQueryId, type Kysely } from 'kysely';
-import { directSqliteConnection, isPostgresDb } from './database.js';
+import { isPostgresDb } from './database.js';
+import { directSqliteConnection } from './sqlite/open.js';
 import type { Database, Db } from './types.js';
 
 /** Stands for a named parameter while the query is compiled. */

@@ -4,15 +4,20 @@
 import {
   type Expression,
   type ExpressionBuilder,
+  type Generated,
+  type Kysely,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
   sql,
+  type Updateable,
+  type UpdateQueryBuilder,
+  type UpdateResult,
 } from 'kysely';
 import { type AppError, validationFailed } from '../errors.js';
 import { isPostgresDb } from './database.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
-import { insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
+import { type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Database, Db } from './types.js';
 
 /** Tenant-owned tables with soft delete. */
@@ -57,13 +62,77 @@ export const SEARCHED_COLUMNS = {
   diary_tasks: ['name'],
 } as const satisfies Partial<Record<RecordTable, readonly string[]>>;
 
+/** A record's row as read. */
+export type Row<T extends RecordTable> = Selectable<Database[T]>;
+
+/** Columns the record layer sets itself: a request never sets them. */
+type RecordLayerColumn = 'id' | 'tenant_id' | 'created_at' | 'updated_at' | 'deleted_at';
+
+/** The columns a write may set on a record (any of them; a misspelt one does not compile). */
+export type RecordColumns<T extends RecordTable> = Omit<Updateable<Database[T]>, RecordLayerColumn>;
+
+/**
+ * The columns a request sets, before the checks: as RecordColumns, but a column that must not be
+ * null may still be null (a request sent null for a required reference; the checks refuse it).
+ */
+export type RequestColumns<T extends RecordTable> = {
+  [K in keyof RecordColumns<T>]?: RecordColumns<T>[K] | null;
+};
+
 export interface PageRequest {
   /** From 0. */
   page: number;
   pageLimit: number;
 }
 
-export type Filter = (eb: ExpressionBuilder<any, any>) => Expression<SqlBool>;
+/** A condition on a list's rows, in terms of the table's own columns. */
+export type Filter<T extends RecordTable> = (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+
+/** The columns every record table has: what the statements of this file are written against. */
+interface RecordBase {
+  id: Generated<number>;
+  tenant_id: number;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+}
+
+/**
+ * Record tables as the shared statements see them. Kysely cannot check a column of a table named
+ * by a type parameter (`${T}.id`), so the statements below are built over this view, where every
+ * record table has the columns of RecordBase, and their rows are given back as Row<T>. The casts
+ * between the two views stay in this file.
+ */
+type RecordsDb = Record<RecordTable, RecordBase>;
+type BaseRow = Selectable<RecordBase>;
+type RecordFilter = (eb: ExpressionBuilder<RecordsDb, RecordTable>) => Expression<SqlBool>;
+
+// biome-ignore lint/complexity/noBannedTypes: Kysely's own "no columns selected yet" type
+type NothingSelected = {};
+
+function selectRecords(
+  scope: Scope,
+  table: RecordTable,
+): SelectQueryBuilder<RecordsDb, RecordTable, NothingSelected> {
+  return selectScoped(scope, table) as unknown as SelectQueryBuilder<RecordsDb, RecordTable, NothingSelected>;
+}
+
+function updateRecords(
+  scope: Scope,
+  table: RecordTable,
+): UpdateQueryBuilder<RecordsDb, RecordTable, RecordTable, UpdateResult> {
+  return updateScoped(scope, table) as unknown as UpdateQueryBuilder<
+    RecordsDb,
+    RecordTable,
+    RecordTable,
+    UpdateResult
+  >;
+}
+
+/** Rows read through the RecordsDb view, as the rows of their own table. */
+function asRows<T extends RecordTable>(rows: BaseRow[]): Row<T>[] {
+  return rows as unknown as Row<T>[];
+}
 
 /** A filtered list counts its matches up to this many; past it, its total is not given. */
 export const COUNT_LIMIT = 10_000;
@@ -131,9 +200,9 @@ export async function pageOf<R>(
 }
 
 /** The number of rows a query selects, counted up to COUNT_LIMIT; undefined past it. */
-export async function countUpTo(
+export async function countUpTo<DB, TB extends keyof DB, O>(
   db: Db,
-  matches: SelectQueryBuilder<any, any, any>,
+  matches: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number | undefined> {
   const row = await db
     .selectFrom(matches.limit(COUNT_LIMIT + 1).as('matches'))
@@ -159,7 +228,7 @@ type PageParams = { tenantId: number; limit: number; offset: number };
 
 /** The ids of a page of live rows, newest first, from the tenant's (tenant_id, id) index. */
 function livePageIds(db: Db, table: RecordTable, p: PageParams) {
-  return (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+  return selectRecords({ db, tenantId: p.tenantId }, table)
     .select(`${table}.id`)
     .where(`${table}.deleted_at`, 'is', null)
     .orderBy(`${table}.id`, 'desc')
@@ -167,7 +236,7 @@ function livePageIds(db: Db, table: RecordTable, p: PageParams) {
     .offset(p.offset);
 }
 
-const livePageQueries = new Map<RecordTable, PreparedQuery<PageParams, unknown>>();
+const livePageQueries = new Map<RecordTable, PreparedQuery<PageParams, BaseRow>>();
 
 function livePageQuery(table: RecordTable) {
   let query = livePageQueries.get(table);
@@ -176,7 +245,7 @@ function livePageQuery(table: RecordTable) {
     // at once, PostgreSQL walks the primary key newest first instead, through every newer row of
     // other tenants.
     query = preparedQuery((db, p: PageParams) =>
-      (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+      selectRecords({ db, tenantId: p.tenantId }, table)
         .selectAll()
         .where(`${table}.id`, 'in', livePageIds(db, table, p))
         .orderBy(`${table}.id`, 'desc'),
@@ -186,7 +255,7 @@ function livePageQuery(table: RecordTable) {
   return query;
 }
 
-const livePageIdsQueries = new Map<RecordTable, PreparedQuery<PageParams, unknown>>();
+const livePageIdsQueries = new Map<RecordTable, PreparedQuery<PageParams, { id: number }>>();
 
 function livePageIdsQuery(table: RecordTable) {
   let query = livePageIdsQueries.get(table);
@@ -198,10 +267,10 @@ function livePageIdsQuery(table: RecordTable) {
 }
 
 /** A filter on a range of an indexed column, whose matches are better sorted than walked in id order. */
-export type RangeFilter = Filter & { sortsMatches?: boolean };
+export type RangeFilter<T extends RecordTable> = Filter<T> & { sortsMatches?: boolean };
 
 /** Marks a range filter (see listLive). */
-export function rangeFilter(filter: Filter): RangeFilter {
+export function rangeFilter<T extends RecordTable>(filter: Filter<T>): RangeFilter<T> {
   return Object.assign(filter, { sortsMatches: true });
 }
 
@@ -213,37 +282,40 @@ export async function listLive<T extends RecordTable>(
   scope: Scope,
   table: T,
   page: PageRequest,
-  filters: readonly Filter[] = [],
-): Promise<PageOf<Selectable<Database[T]>>> {
-  type Row = Selectable<Database[T]>;
+  filters: readonly Filter<T>[] = [],
+): Promise<PageOf<Row<T>>> {
   if (filters.length === 0) {
     return pageOf(
       page,
       async (limit, offset) => {
         const params = { tenantId: scope.tenantId, limit, offset };
         if (limit <= ROWS_PER_READ) {
-          return withinBudget((await livePageQuery(table).all(scope.db, params)) as Row[], limit - 1);
+          return withinBudget(asRows<T>(await livePageQuery(table).all(scope.db, params)), limit - 1);
         }
-        const ids = (await livePageIdsQuery(table).all(scope.db, params)) as Array<{ id: number }>;
+        const ids = await livePageIdsQuery(table).all(scope.db, params);
         return readInParts(scope, table, ids, limit - 1);
       },
       () => liveCount(scope, table),
     );
   }
+  // The statements are built over the RecordsDb view (see selectRecords); each filter was written
+  // for this very table, so it runs there unchanged.
+  const name: RecordTable = table;
+  const recordFilters = filters as readonly Filter<RecordTable>[] as readonly RecordFilter[];
   const matching = () =>
-    filters.reduce(
+    recordFilters.reduce(
       (q, filter) => q.where(filter),
-      (selectScoped(scope, table) as any).where(`${table}.deleted_at`, 'is', null),
+      selectRecords(scope, name).where(`${name}.deleted_at`, 'is', null),
     );
   // The page's ids first, then their rows: only ids (not whole rows) go through the sort and the
   // offset, which matters when a filter matches many rows in an order other than the ids'. A range
   // filter (sortsMatches) finds its rows through its own index and sorts them: walking the ids
   // newest first would pass every row newer than the range, which the planners cannot foresee.
-  const sortMatches = filters.some((filter) => (filter as RangeFilter).sortsMatches === true);
-  const newestFirst = (q: any) =>
-    sortMatches ? q.orderBy(sql`${sql.ref(`${table}.id`)} + 0`, 'desc') : q.orderBy(`${table}.id`, 'desc');
+  const sortMatches = filters.some((filter) => (filter as RangeFilter<T>).sortsMatches === true);
+  const newestFirst = <O>(q: SelectQueryBuilder<RecordsDb, RecordTable, O>) =>
+    sortMatches ? q.orderBy(sql`${sql.ref(`${name}.id`)} + 0`, 'desc') : q.orderBy(`${name}.id`, 'desc');
   const pageIds = (limit: number, offset: number) =>
-    newestFirst(matching().select(`${table}.id`))
+    newestFirst(matching().select(`${name}.id`))
       .limit(limit)
       .offset(offset);
   return pageOf(
@@ -253,11 +325,13 @@ export async function listLive<T extends RecordTable>(
         return readInParts(scope, table, await pageIds(limit, offset).execute(), limit - 1);
       }
       return withinBudget(
-        (await (selectScoped(scope, table) as any)
-          .selectAll()
-          .where(`${table}.id`, 'in', pageIds(limit, offset))
-          .orderBy(`${table}.id`, 'desc')
-          .execute()) as Row[],
+        asRows<T>(
+          await selectRecords(scope, name)
+            .selectAll()
+            .where(`${name}.id`, 'in', pageIds(limit, offset))
+            .orderBy(`${name}.id`, 'desc')
+            .execute(),
+        ),
         limit - 1,
       );
     },
@@ -277,8 +351,8 @@ async function readInParts<T extends RecordTable>(
   table: T,
   ids: ReadonlyArray<{ id: number }>,
   pageRows: number,
-): Promise<Selectable<Database[T]>[]> {
-  const rows: Selectable<Database[T]>[] = [];
+): Promise<Row<T>[]> {
+  const rows: Row<T>[] = [];
   const budget = new PageBudget(pageRows);
   for (let start = 0; start < ids.length; start += ROWS_PER_READ) {
     const part = ids.slice(start, start + ROWS_PER_READ).map((r) => r.id);
@@ -286,33 +360,31 @@ async function readInParts<T extends RecordTable>(
     for (const id of part) {
       const row = byId.get(id);
       if (row === undefined) continue;
-      budget.take(row as object);
+      budget.take(row);
       rows.push(row);
     }
   }
   return rows;
 }
 
-const liveByIdQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; id: number }, unknown>>();
+const liveByIdQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; id: number }, BaseRow>>();
 
 export async function findLive<T extends RecordTable>(
   scope: Scope,
   table: T,
   id: number,
-): Promise<Selectable<Database[T]> | undefined> {
+): Promise<Row<T> | undefined> {
   let query = liveByIdQueries.get(table);
   if (query === undefined) {
     query = preparedQuery((db, p: { tenantId: number; id: number }) =>
-      (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+      selectRecords({ db, tenantId: p.tenantId }, table)
         .selectAll()
         .where('id', '=', p.id)
         .where('deleted_at', 'is', null),
     );
     liveByIdQueries.set(table, query);
   }
-  return (await query.first(scope.db, { tenantId: scope.tenantId, id })) as
-    | Selectable<Database[T]>
-    | undefined;
+  return asRows<T>(await query.all(scope.db, { tenantId: scope.tenantId, id }))[0];
 }
 
 /** Rows by id for nesting in answers (soft-deleted ones too: an answer still names what it points at). */
@@ -320,17 +392,17 @@ export async function findByIds<T extends RecordTable>(
   scope: Scope,
   table: T,
   ids: readonly (number | null | undefined)[],
-): Promise<Map<number, Selectable<Database[T]>>> {
+): Promise<Map<number, Row<T>>> {
   const unique = [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
   if (unique.length === 0) return new Map();
-  const rows: any[] = await byIdsQuery(table).all(scope.db, {
+  const rows = await byIdsQuery(table).all(scope.db, {
     tenantId: scope.tenantId,
     ids: isPostgresDb(scope.db) ? unique : JSON.stringify(unique),
   });
-  return new Map(rows.map((row) => [row.id as number, row]));
+  return new Map(rows.map((row) => [row.id, row as unknown as Row<T>]));
 }
 
-const byIdsQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; ids: unknown }, unknown>>();
+const byIdsQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; ids: unknown }, BaseRow>>();
 
 /**
  * Rows of a table by a list of ids, as one prepared statement whatever the list's length: the ids
@@ -343,7 +415,7 @@ function byIdsQuery(table: RecordTable) {
       const ids = isPostgresDb(db)
         ? sql`(select unnest(${p.ids}::bigint[]))`
         : sql`(select value from json_each(${p.ids}))`;
-      return (selectScoped({ db, tenantId: p.tenantId }, table) as any)
+      return selectRecords({ db, tenantId: p.tenantId }, table)
         .selectAll()
         .where(sql<SqlBool>`${sql.ref(`${table}.id`)} in ${ids}`);
     });
@@ -355,36 +427,30 @@ function byIdsQuery(table: RecordTable) {
 export async function insertRecord<T extends RecordTable>(
   scope: Scope,
   table: T,
-  values: Record<string, unknown>,
+  values: RecordColumns<T>,
   now: number,
 ): Promise<number> {
-  const row = await (
-    insertScoped(scope, table, {
-      ...values,
-      created_at: now,
-      updated_at: now,
-      deleted_at: null,
-    } as any) as any
-  )
+  // The statement insertScoped would make (tenant_id set last), through the RecordsDb view.
+  const row = await (scope.db as unknown as Kysely<RecordsDb>)
+    .insertInto(table as RecordTable)
+    .values({ ...values, created_at: now, updated_at: now, deleted_at: null, tenant_id: scope.tenantId })
     .returning('id')
     .executeTakeFirstOrThrow();
-  return row.id as number;
+  return row.id;
 }
 
-/** Changes the given columns of a live row; false when there is none. */
+/**
+ * Changes the given columns of a live row; false when there is none. Rows that an in-process cache
+ * holds (users, for the token cache) are changed by their own repository, which tells the cache.
+ */
 export async function updateRecord<T extends RecordTable>(
   scope: Scope,
   table: T,
   id: number,
-  values: Record<string, unknown>,
+  values: RecordColumns<T>,
   now: number,
 ): Promise<boolean> {
-  const result = await (updateScoped(scope, table) as any)
-    .set({ ...values, updated_at: now })
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return setLive(scope, table, id, { ...values, updated_at: now });
 }
 
 export async function softDeleteRecord<T extends RecordTable>(
@@ -393,7 +459,21 @@ export async function softDeleteRecord<T extends RecordTable>(
   id: number,
   now: number,
 ): Promise<boolean> {
-  return updateRecord(scope, table, id, { deleted_at: now }, now);
+  return setLive(scope, table, id, { deleted_at: now, updated_at: now });
+}
+
+async function setLive(
+  scope: Scope,
+  table: RecordTable,
+  id: number,
+  values: Updateable<RecordBase>,
+): Promise<boolean> {
+  const result = await updateRecords(scope, table)
+    .set(values)
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Tables searched by substring, with an index for it on each dialect (migrations 0002 and 0005). */
@@ -410,10 +490,10 @@ export function containsText<T extends SearchedTable>(
   table: T,
   columns: readonly (typeof SEARCHED_COLUMNS)[T][number][],
   term: string,
-): Filter {
-  const like = (operator: string) => {
+): Filter<T> {
+  const like = (operator: string): Filter<T> => {
     const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return (eb: ExpressionBuilder<any, any>) =>
+    return (eb) =>
       eb.or(
         columns.map(
           (column) =>

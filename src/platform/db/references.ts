@@ -48,12 +48,12 @@ export async function checkReferences(scope: Scope, references: readonly Referen
     const rows =
       valid.length === 0
         ? []
-        : await (selectScoped(scope, table) as any)
+        : await selectScoped(scope, table)
             .select('id')
             .where('id', 'in', valid)
             .where('deleted_at', 'is', null)
             .execute();
-    found.set(table, new Set(rows.map((r: { id: number }) => r.id)));
+    found.set(table, new Set(rows.map((r) => r.id)));
   }
   const errors: FieldError[] = [];
   for (const { field, table, id } of references) {

@@ -1,14 +1,16 @@
 // Tenant-bound data access. Repositories reach tenant-owned tables only through these helpers,
 // so every statement carries `tenant_id = scope.tenantId` without a hand-written where clause.
-import type {
-  DeleteQueryBuilder,
-  DeleteResult,
-  Insertable,
-  InsertQueryBuilder,
-  InsertResult,
-  SelectQueryBuilder,
-  UpdateQueryBuilder,
-  UpdateResult,
+import {
+  type DeleteQueryBuilder,
+  type DeleteResult,
+  type Insertable,
+  type InsertObject,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type SelectQueryBuilder,
+  sql,
+  type UpdateQueryBuilder,
+  type UpdateResult,
 } from 'kysely';
 import type { Database, Db } from './types.js';
 
@@ -24,27 +26,38 @@ export type TenantTable = {
 
 type TenantRow<T extends TenantTable> = Omit<Insertable<Database[T]>, 'tenant_id'>;
 
-// Kysely cannot type a where clause on a generic table name; the casts stay inside this file.
+// Kysely cannot type a column of a table named by a type parameter (`${T}.tenant_id`), nor the
+// builder of such a table: the column is named with sql.ref (the same SQL as a checked reference)
+// and the builder's type is restated. Those casts stay inside this file.
+
+/** `<table>.tenant_id`, for a tenant table named by a type parameter. */
+const tenantColumn = (table: TenantTable) => sql.ref<number>(`${table}.tenant_id`);
+
+// biome-ignore lint/complexity/noBannedTypes: Kysely's own "no columns selected yet" type
+type NothingSelected = {};
+
 export function selectScoped<T extends TenantTable>(
   scope: Scope,
   table: T,
-  // biome-ignore lint/complexity/noBannedTypes: Kysely's own "no columns selected yet" type
-): SelectQueryBuilder<Database, T, {}> {
-  return (scope.db.selectFrom(table) as any).where(`${table}.tenant_id`, '=', scope.tenantId);
+): SelectQueryBuilder<Database, T, NothingSelected> {
+  const query = scope.db.selectFrom(table as TenantTable).where(tenantColumn(table), '=', scope.tenantId);
+  return query as unknown as SelectQueryBuilder<Database, T, NothingSelected>;
 }
 
 export function updateScoped<T extends TenantTable>(
   scope: Scope,
   table: T,
 ): UpdateQueryBuilder<Database, T, T, UpdateResult> {
-  return (scope.db.updateTable(table) as any).where(`${table}.tenant_id`, '=', scope.tenantId);
+  const query = scope.db.updateTable(table as TenantTable).where(tenantColumn(table), '=', scope.tenantId);
+  return query as unknown as UpdateQueryBuilder<Database, T, T, UpdateResult>;
 }
 
 export function deleteScoped<T extends TenantTable>(
   scope: Scope,
   table: T,
 ): DeleteQueryBuilder<Database, T, DeleteResult> {
-  return (scope.db.deleteFrom(table) as any).where(`${table}.tenant_id`, '=', scope.tenantId);
+  const query = scope.db.deleteFrom(table as TenantTable).where(tenantColumn(table), '=', scope.tenantId);
+  return query as unknown as DeleteQueryBuilder<Database, T, DeleteResult>;
 }
 
 export function insertScoped<T extends TenantTable>(
@@ -56,7 +69,7 @@ export function insertScoped<T extends TenantTable>(
     ...row,
     tenant_id: scope.tenantId,
   }));
-  return (scope.db.insertInto(table) as any).values(rows);
+  return scope.db.insertInto(table).values(rows as unknown as InsertObject<Database, T>[]);
 }
 
 /** Runs fn in a transaction; when the scope is already inside one, fn joins it. */

@@ -1,0 +1,40 @@
+// Opens a SQLite database file with this folder's driver, and finds the connection behind a handle.
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely } from 'kysely';
+import type { Database, Db } from '../types.js';
+import { SqliteConnection } from './connection.js';
+import { FurrowSqliteAdapter, FurrowSqliteDialect } from './driver.js';
+
+export function openSqlite(file: string): { db: Kysely<Database>; connection: SqliteConnection } {
+  if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const connection = new SqliteConnection(sqlite);
+  const db = new Kysely<Database>({ dialect: new FurrowSqliteDialect(connection) });
+  directConnections.set(db, connection);
+  return { db, connection };
+}
+
+/** The SQLite connection behind each database handle's Kysely instance (not its transactions). */
+const directConnections = new WeakMap<Db, SqliteConnection>();
+
+/**
+ * The SQLite connection on which a read may run at once, synchronously: only for a handle's own
+ * Kysely instance (a transaction runs its statements through Kysely), and only while no
+ * transaction is open on the connection, so the read sees committed rows and nothing half-written.
+ */
+export function directSqliteConnection(db: Db): SqliteConnection | undefined {
+  const connection = directConnections.get(db);
+  return connection?.readable ? connection : undefined;
+}
+
+/** The SQLite connection behind a handle or any of its transactions; undefined on PostgreSQL. */
+export function sqliteConnectionOf(db: Db): SqliteConnection | undefined {
+  const adapter = db.getExecutor().adapter;
+  return adapter instanceof FurrowSqliteAdapter ? adapter.connection : undefined;
+}
