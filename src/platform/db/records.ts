@@ -1,6 +1,7 @@
 // Plain statements shared by the repositories of soft-deleted, tenant-owned tables: a page of live
 // rows with its total, one live row, insert, partial update and soft delete. Every statement goes
-// through the tenant-bound helpers of scope.ts.
+// through the tenant-bound helpers of scope.ts. Which tables they serve, and their types, are in
+// record-tables.ts; the paging arithmetic in pages.ts.
 import {
   type Expression,
   type ExpressionBuilder,
@@ -14,79 +15,34 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
-import { type AppError, validationFailed } from '../errors.js';
 import { isPostgresDb } from './database.js';
+import { countUpTo, PageBudget, type PageOf, type PageRequest, pageOf, ROWS_PER_READ } from './pages.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
+import type { Filter, RecordColumns, RecordTable, Row } from './record-tables.js';
 import { type Scope, selectScoped, updateScoped } from './scope.js';
-import type { Database, Db } from './types.js';
+import type { Db } from './types.js';
 
-/** Tenant-owned tables with soft delete. */
-export type RecordTable = {
-  [K in keyof Database]: Database[K] extends { tenant_id: number; deleted_at: number | null } ? K : never;
-}[keyof Database];
-
-/**
- * Every record table, the one list: a table whose rows have `tenant_id` and `deleted_at` must be
- * here (the compiler checks), and a test checks that the migrations gave each one its live-count
- * triggers (an unfiltered list's total reads them; without them it reads 0) on both databases.
- */
-export const RECORD_TABLES = [
-  'farms',
-  'blocks',
-  'zones',
-  'parcels',
-  'crop_types',
-  'product_categories',
-  'crops',
-  'diary_categories',
-  'diary_subcategories',
-  'season_templates',
-  'seasons',
-  'diary_tasks',
-  'users',
-  'iot_devices',
-  'iot_rules',
-] as const satisfies readonly RecordTable[];
-
-/** Compiles only while RECORD_TABLES names every record table. */
-const everyRecordTableListed: Exclude<RecordTable, (typeof RECORD_TABLES)[number]> extends never
-  ? true
-  : never = true;
-void everyRecordTableListed;
-
-/** Columns searched by substring, per table: each has a trigram index on both databases. */
-export const SEARCHED_COLUMNS = {
-  crops: ['name', 'code', 'sku'],
-  seasons: ['name', 'code'],
-  season_templates: ['name'],
-  diary_tasks: ['name'],
-} as const satisfies Partial<Record<RecordTable, readonly string[]>>;
-
-/** A record's row as read. */
-export type Row<T extends RecordTable> = Selectable<Database[T]>;
-
-/** Columns the record layer sets itself: a request never sets them. */
-type RecordLayerColumn = 'id' | 'tenant_id' | 'created_at' | 'updated_at' | 'deleted_at';
-
-/** The columns a write may set on a record (any of them; a misspelt one does not compile). */
-export type RecordColumns<T extends RecordTable> = Omit<Updateable<Database[T]>, RecordLayerColumn>;
-
-/**
- * The columns a request sets, before the checks: as RecordColumns, but a column that must not be
- * null may still be null (a request sent null for a required reference; the checks refuse it).
- */
-export type RequestColumns<T extends RecordTable> = {
-  [K in keyof RecordColumns<T>]?: RecordColumns<T>[K] | null;
-};
-
-export interface PageRequest {
-  /** From 0. */
-  page: number;
-  pageLimit: number;
-}
-
-/** A condition on a list's rows, in terms of the table's own columns. */
-export type Filter<T extends RecordTable> = (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+export {
+  COUNT_LIMIT,
+  countUpTo,
+  MAX_PAGE_TEXT,
+  type PageOf,
+  type PageRequest,
+  pageOf,
+  pageTooLarge,
+  ROWS_PER_READ,
+} from './pages.js';
+export {
+  containsText,
+  type Filter,
+  RECORD_TABLES,
+  type RecordColumns,
+  type RecordTable,
+  type RequestColumns,
+  type Row,
+  SEARCHED_COLUMNS,
+  type SearchedTable,
+} from './record-tables.js';
 
 /** The columns every record table has: what the statements of this file are written against. */
 interface RecordBase {
@@ -132,84 +88,6 @@ function updateRecords(
 /** Rows read through the RecordsDb view, as the rows of their own table. */
 function asRows<T extends RecordTable>(rows: BaseRow[]): Row<T>[] {
   return rows as unknown as Row<T>[];
-}
-
-/** A filtered list counts its matches up to this many; past it, its total is not given. */
-export const COUNT_LIMIT = 10_000;
-
-/**
- * The most text one page may hold, in characters of its rows' text columns (about the bytes of its
- * answer). A page asking for more rows than fit is a 422 that says how many do fit, so a few huge
- * records cannot make one answer, or a handful of concurrent ones, exhaust the process's memory.
- */
-export const MAX_PAGE_TEXT = 8 * 1024 * 1024;
-/** A larger page reads its rows this many at a time, stopping as soon as the page is too large. */
-export const ROWS_PER_READ = 25;
-
-/** A 422 naming pageLimit: the page holds more than MAX_PAGE_TEXT; `fits` rows would not. */
-export function pageTooLarge(fits: number): AppError {
-  return validationFailed([
-    {
-      field: 'pageLimit',
-      message: 'field.page_too_large',
-      params: { megabytes: MAX_PAGE_TEXT / 1024 / 1024, fits: Math.max(1, fits) },
-    },
-  ]);
-}
-
-/**
- * Counts the text of a page's rows as they are read and throws pageTooLarge past MAX_PAGE_TEXT.
- * The row read past the page (which tells whether a next page exists) is not counted.
- */
-class PageBudget {
-  private chars = 0;
-  private counted = 0;
-  constructor(private readonly pageRows: number) {}
-  take(row: object): void {
-    if (this.counted >= this.pageRows) return;
-    for (const value of Object.values(row)) if (typeof value === 'string') this.chars += value.length;
-    if (this.chars > MAX_PAGE_TEXT) throw pageTooLarge(this.counted);
-    this.counted += 1;
-  }
-}
-
-export interface PageOf<R> {
-  rows: R[];
-  /** Matching rows in all; undefined when a filtered list matches more than COUNT_LIMIT. */
-  total: number | undefined;
-  /** Whether a page follows this one. */
-  hasNext: boolean;
-}
-
-/**
- * A page of rows and what the paging headers need. The rows are fetched with one more than asked,
- * which tells whether a next page exists; a page that turns out to be the last gives the total
- * without counting. `count` is asked only otherwise.
- */
-export async function pageOf<R>(
-  page: PageRequest,
-  fetch: (limit: number, offset: number) => Promise<R[]>,
-  count: () => Promise<number | undefined>,
-): Promise<PageOf<R>> {
-  const offset = page.page * page.pageLimit;
-  const fetched = await fetch(page.pageLimit + 1, offset);
-  const hasNext = fetched.length > page.pageLimit;
-  const rows = hasNext ? fetched.slice(0, page.pageLimit) : fetched;
-  if (!hasNext && (rows.length > 0 || offset === 0)) return { rows, total: offset + rows.length, hasNext };
-  return { rows, total: await count(), hasNext };
-}
-
-/** The number of rows a query selects, counted up to COUNT_LIMIT; undefined past it. */
-export async function countUpTo<DB, TB extends keyof DB, O>(
-  db: Db,
-  matches: SelectQueryBuilder<DB, TB, O>,
-): Promise<number | undefined> {
-  const row = await db
-    .selectFrom(matches.limit(COUNT_LIMIT + 1).as('matches'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
-  const n = Number(row?.n ?? 0);
-  return n > COUNT_LIMIT ? undefined : n;
 }
 
 const liveCountQuery = preparedQuery((db, p: { tenantId: number; table: string }) =>
@@ -474,37 +352,4 @@ async function setLive(
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
-}
-
-/** Tables searched by substring, with an index for it on each dialect (migrations 0002 and 0005). */
-export type SearchedTable = keyof typeof SEARCHED_COLUMNS;
-
-/**
- * Case-insensitive "one of these columns contains the term". PostgreSQL: ILIKE, served by the pg_trgm
- * indexes. SQLite: a phrase query on the table's FTS5 trigram index (migration 0005), which also
- * folds the case of letters beyond ASCII; a term of one or two characters has no trigram and is
- * compared with LIKE, which folds ASCII letters only.
- */
-export function containsText<T extends SearchedTable>(
-  scope: Scope,
-  table: T,
-  columns: readonly (typeof SEARCHED_COLUMNS)[T][number][],
-  term: string,
-): Filter<T> {
-  const like = (operator: string): Filter<T> => {
-    const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return (eb) =>
-      eb.or(
-        columns.map(
-          (column) =>
-            sql<SqlBool>`${sql.ref(`${table}.${column}`)} ${sql.raw(operator)} ${pattern} escape '\\'`,
-        ),
-      );
-  };
-  if (isPostgresDb(scope.db)) return like('ilike');
-  if ([...term].length < 3) return like('like');
-  const search = sql.table(`${table}_search`);
-  const phrase = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
-  return () =>
-    sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${search} where ${search} match ${phrase})`;
 }

@@ -1,0 +1,109 @@
+// The record tables: the one list of tenant-owned, soft-deleted tables (what migrations must give
+// each: live-count triggers, a search index for searched columns), their row and column types taken
+// from the Kysely table types, and the substring search over the searched columns.
+import {
+  type Expression,
+  type ExpressionBuilder,
+  type Selectable,
+  type SqlBool,
+  sql,
+  type Updateable,
+} from 'kysely';
+import { isPostgresDb } from './database.js';
+import type { Scope } from './scope.js';
+import type { Database } from './types.js';
+
+/** Tenant-owned tables with soft delete. */
+export type RecordTable = {
+  [K in keyof Database]: Database[K] extends { tenant_id: number; deleted_at: number | null } ? K : never;
+}[keyof Database];
+
+/**
+ * Every record table, the one list: a table whose rows have `tenant_id` and `deleted_at` must be
+ * here (the compiler checks), and a test checks that the migrations gave each one its live-count
+ * triggers (an unfiltered list's total reads them; without them it reads 0) on both databases.
+ */
+export const RECORD_TABLES = [
+  'farms',
+  'blocks',
+  'zones',
+  'parcels',
+  'crop_types',
+  'product_categories',
+  'crops',
+  'diary_categories',
+  'diary_subcategories',
+  'season_templates',
+  'seasons',
+  'diary_tasks',
+  'users',
+  'iot_devices',
+  'iot_rules',
+] as const satisfies readonly RecordTable[];
+
+/** Compiles only while RECORD_TABLES names every record table. */
+const everyRecordTableListed: Exclude<RecordTable, (typeof RECORD_TABLES)[number]> extends never
+  ? true
+  : never = true;
+void everyRecordTableListed;
+
+/** Columns searched by substring, per table: each has a trigram index on both databases. */
+export const SEARCHED_COLUMNS = {
+  crops: ['name', 'code', 'sku'],
+  seasons: ['name', 'code'],
+  season_templates: ['name'],
+  diary_tasks: ['name'],
+} as const satisfies Partial<Record<RecordTable, readonly string[]>>;
+
+/** A record's row as read. */
+export type Row<T extends RecordTable> = Selectable<Database[T]>;
+
+/** Columns the record layer sets itself: a request never sets them. */
+type RecordLayerColumn = 'id' | 'tenant_id' | 'created_at' | 'updated_at' | 'deleted_at';
+
+/** The columns a write may set on a record (any of them; a misspelt one does not compile). */
+export type RecordColumns<T extends RecordTable> = Omit<Updateable<Database[T]>, RecordLayerColumn>;
+
+/**
+ * The columns a request sets, before the checks: as RecordColumns, but a column that must not be
+ * null may still be null (a request sent null for a required reference; the checks refuse it).
+ */
+export type RequestColumns<T extends RecordTable> = {
+  [K in keyof RecordColumns<T>]?: RecordColumns<T>[K] | null;
+};
+
+/** A condition on a list's rows, in terms of the table's own columns. */
+export type Filter<T extends RecordTable> = (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+
+/** Tables searched by substring, with an index for it on each dialect (migrations 0002 and 0005). */
+export type SearchedTable = keyof typeof SEARCHED_COLUMNS;
+
+/**
+ * Case-insensitive "one of these columns contains the term". PostgreSQL: ILIKE, served by the pg_trgm
+ * indexes. SQLite: a phrase query on the table's FTS5 trigram index (migration 0005), which also
+ * folds the case of letters beyond ASCII; a term of one or two characters has no trigram and is
+ * compared with LIKE, which folds ASCII letters only.
+ */
+export function containsText<T extends SearchedTable>(
+  scope: Scope,
+  table: T,
+  columns: readonly (typeof SEARCHED_COLUMNS)[T][number][],
+  term: string,
+): Filter<T> {
+  const like = (operator: string): Filter<T> => {
+    const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return (eb) =>
+      eb.or(
+        columns.map(
+          (column) =>
+            sql<SqlBool>`${sql.ref(`${table}.${column}`)} ${sql.raw(operator)} ${pattern} escape '\\'`,
+        ),
+      );
+  };
+  if (isPostgresDb(scope.db)) return like('ilike');
+  if ([...term].length < 3) return like('like');
+  const search = sql.table(`${table}_search`);
+  const phrase = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
+  return () =>
+    sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${search} where ${search} match ${phrase})`;
+}
