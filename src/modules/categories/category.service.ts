@@ -1,6 +1,10 @@
 import type { Static } from 'typebox';
-import { checkParentCycle, type RequestColumns, recordService } from '../../platform/record-service.js';
 import { definedOnly, optional, parseStatus, refOrNull } from '../../platform/resource/input.js';
+import {
+  checkParentCycle,
+  type RequestColumns,
+  recordService,
+} from '../../platform/resource/record-service.js';
 import type { CategoryCreate, CategoryUpdate } from './category.schemas.js';
 
 export const categoryService = recordService<

@@ -1,6 +1,10 @@
 import type { Static } from 'typebox';
-import { checkParentCycle, type RequestColumns, recordService } from '../../platform/record-service.js';
 import { definedOnly, refOrNull } from '../../platform/resource/input.js';
+import {
+  checkParentCycle,
+  type RequestColumns,
+  recordService,
+} from '../../platform/resource/record-service.js';
 import type { CropTypeCreate, CropTypeUpdate } from './crop-type.schemas.js';
 
 export const cropTypeService = recordService<

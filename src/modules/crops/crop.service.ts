@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
 import { containsText, type Filter } from '../../platform/db/records.js';
-import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import {
   definedOnly,
   imagesToJson,
@@ -9,6 +8,7 @@ import {
   refOrNull,
   searchTerms,
 } from '../../platform/resource/input.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/resource/record-service.js';
 import type { CropCreate, CropQuery, CropUpdate } from './crop.schemas.js';
 
 // The form's fields are assigned onto the common ones: an object spread here sends every answer to

@@ -2,7 +2,6 @@ import type { Static } from 'typebox';
 import { formatTimestamp, parseTimestamp } from '../../platform/dates.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
-import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
@@ -13,6 +12,7 @@ import {
   refOrNull,
   searchTerms,
 } from '../../platform/resource/input.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/resource/record-service.js';
 import { findTaskSubcategories, overlapsRange, replaceTaskSubcategories } from './diary.repository.js';
 import type {
   DiaryCategoryInput,

@@ -1,6 +1,5 @@
 import type { Static } from 'typebox';
 import type { FieldError } from '../../platform/errors.js';
-import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import {
   definedOnly,
   imagesToJson,
@@ -8,6 +7,7 @@ import {
   parseStatus,
   refOrNull,
 } from '../../platform/resource/input.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/resource/record-service.js';
 import type { BlockInput, FarmInput, ParcelInput, PlaceQuery } from './places.schemas.js';
 
 const asText = (value: string | number | undefined) => (value === undefined ? undefined : String(value));

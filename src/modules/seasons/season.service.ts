@@ -5,12 +5,6 @@ import { containsText, type Filter, findByIds, findLive } from '../../platform/d
 import type { FieldError } from '../../platform/errors.js';
 import { validationFailed } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
-import {
-  type RecordColumns,
-  type RequestColumns,
-  type Row,
-  recordService,
-} from '../../platform/record-service.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
@@ -22,6 +16,12 @@ import {
   refOrNull,
   searchTerms,
 } from '../../platform/resource/input.js';
+import {
+  type RecordColumns,
+  type RequestColumns,
+  type Row,
+  recordService,
+} from '../../platform/resource/record-service.js';
 import { presentFarm } from '../places/places.service.js';
 import type { SeasonCreate, SeasonQuery, SeasonUpdate } from './season.schemas.js';
 

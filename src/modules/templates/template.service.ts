@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
-import { type RequestColumns, type Row, recordService } from '../../platform/record-service.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import { dateRange, definedOnly, refOrNull, searchTerms } from '../../platform/resource/input.js';
+import { type RequestColumns, type Row, recordService } from '../../platform/resource/record-service.js';
 import type { TemplateCreate, TemplateQuery } from './template.schemas.js';
 
 async function present(ctx: RequestContext, rows: Row<'season_templates'>[]) {

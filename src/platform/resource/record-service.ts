@@ -12,13 +12,13 @@ import {
   type Row,
   softDeleteRecord,
   updateRecord,
-} from './db/records.js';
-import { checkReferences, type Reference } from './db/references.js';
-import { inTransaction } from './db/scope.js';
-import { type FieldError, notFound, validationFailed } from './errors.js';
-import type { PageQuery, RequestContext } from './resource/context.js';
+} from '../db/records.js';
+import { checkReferences, type Reference } from '../db/references.js';
+import { inTransaction } from '../db/scope.js';
+import { type FieldError, notFound, validationFailed } from '../errors.js';
+import type { PageQuery, RequestContext } from './context.js';
 
-export type { RecordColumns, RequestColumns, Row } from './db/records.js';
+export type { RecordColumns, RequestColumns, Row } from '../db/records.js';
 
 export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
   table: T;
