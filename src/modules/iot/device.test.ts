@@ -1,33 +1,18 @@
 // IoT devices through the API: create, change, delete, tenant isolation, heartbeats.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { before, describe, it } from 'node:test';
 import { forEachDialect } from '../../../test/support/databases.js';
-import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
-import { type Api, makePlaces } from '../../../test/support/iot.js';
+import { type Api, type IotFixture, iotFixture, makePlaces } from '../../../test/support/iot.js';
 
 forEachDialect('IoT devices and heartbeats', (database) => {
-  let t: TestApp;
-  let farm: TestTenant;
+  const f = iotFixture(database);
+  const { device } = f;
   let api: Api;
   let otherApi: Api;
-  let places: Awaited<ReturnType<typeof makePlaces>>;
-
-  before(async () => {
-    t = await startTestApp(database.url);
-    farm = await makeTenant(t.database.db);
-    const other = await makeTenant(t.database.db);
-    api = client(t.url, await loginToken(t.url, farm.code, farm.owner));
-    otherApi = client(t.url, await loginToken(t.url, other.code, other.owner));
-    places = await makePlaces(api);
+  let places: IotFixture['places'];
+  before(() => {
+    ({ api, otherApi, places } = f);
   });
-  after(() => t.close());
-
-  const device = async (code: string, extra: Record<string, unknown> = {}) => {
-    const res = await api.post('/api/iot/devices', { json: { code, zone_id: places.zoneA.id, ...extra } });
-    assert.equal(res.status, 201, res.text);
-    return res.body[0];
-  };
 
   describe('devices', () => {
     it('creates a device with its parcels; it is offline until heard from', async () => {

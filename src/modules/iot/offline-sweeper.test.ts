@@ -1,32 +1,22 @@
 // Heartbeats racing the offline sweep, and the sweep after the service itself was away.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { before, describe, it } from 'node:test';
+import type { TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
-import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
-import { type Api, makePlaces } from '../../../test/support/iot.js';
+import type { TestTenant } from '../../../test/support/factories.js';
+import { type Api, iotFixture } from '../../../test/support/iot.js';
 import { findOverdueDevices, markDeviceOffline, recordHeartbeats } from './device.repository.js';
 import { sweepOfflineDevices } from './offline-sweeper.js';
 
 forEachDialect('IoT heartbeats and the offline sweep', (database) => {
+  const f = iotFixture(database);
+  const { device } = f;
   let t: TestApp;
   let farm: TestTenant;
   let api: Api;
-  let places: Awaited<ReturnType<typeof makePlaces>>;
-
-  before(async () => {
-    t = await startTestApp(database.url);
-    farm = await makeTenant(t.database.db);
-    api = client(t.url, await loginToken(t.url, farm.code, farm.owner));
-    places = await makePlaces(api);
+  before(() => {
+    ({ t, farm, api } = f);
   });
-  after(() => t.close());
-
-  const device = async (code: string, extra: Record<string, unknown> = {}) => {
-    const res = await api.post('/api/iot/devices', { json: { code, zone_id: places.zoneA.id, ...extra } });
-    assert.equal(res.status, 201, res.text);
-    return res.body[0];
-  };
 
   describe('under concurrency', () => {
     it('lets a heartbeat that lands after the sweeper looked win over the sweeper', async () => {

@@ -1,31 +1,19 @@
 // Threshold rules through the API: their target, their fields, and the alert state on a change.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
+import { before, describe, it } from 'node:test';
+import type { TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
-import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
-import { type Api, makePlaces } from '../../../test/support/iot.js';
+import { type Api, type IotFixture, iotFixture } from '../../../test/support/iot.js';
 
 forEachDialect('IoT threshold rules', (database) => {
+  const f = iotFixture(database);
+  const { device, send } = f;
   let t: TestApp;
-  let farm: TestTenant;
   let api: Api;
-  let places: Awaited<ReturnType<typeof makePlaces>>;
-
-  before(async () => {
-    t = await startTestApp(database.url);
-    farm = await makeTenant(t.database.db);
-    api = client(t.url, await loginToken(t.url, farm.code, farm.owner));
-    places = await makePlaces(api);
+  let places: IotFixture['places'];
+  before(() => {
+    ({ t, api, places } = f);
   });
-  after(() => t.close());
-
-  const device = async (code: string, extra: Record<string, unknown> = {}) => {
-    const res = await api.post('/api/iot/devices', { json: { code, zone_id: places.zoneA.id, ...extra } });
-    assert.equal(res.status, 201, res.text);
-    return res.body[0];
-  };
-  const send = (readings: unknown[]) => api.post('/api/iot/readings', { json: { readings } });
 
   describe('rules', () => {
     it('aims a rule at exactly one of a device and a zone', async () => {
