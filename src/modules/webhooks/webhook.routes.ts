@@ -1,15 +1,17 @@
-// The webhook management API (owner-only). The Webhooks screen is its first client.
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
-import type { Db } from '../../platform/db/types.js';
-import { authOf, requireOwner, scopeOf } from '../../platform/http/auth.js';
-import { translate } from '../../platform/i18n.js';
+// The webhook management API, declared like every resource: owners only, endpoints by their ep_… id,
+// listed whole, answered under `data`. Test, rotate-secret, enable, the delivery log and redeliver
+// are its routes beyond the five. The Webhooks screen is its first client.
+import type { FastifyInstance } from 'fastify';
+import { type TSchema, Type } from 'typebox';
+import { action, subList } from '../../platform/resource/actions.js';
+import { type ResourceDeps, resourceRoutes } from '../../platform/resource/routes.js';
 import {
   ChangeEndpointBody,
   Confirmation,
   CreateEndpointBody,
   DeliveryParams,
   DeliveryShape,
+  EndpointId,
   EndpointParams,
   EndpointShape,
   EndpointWithSecret,
@@ -30,164 +32,104 @@ import {
   type WebhookDeps,
 } from './webhook.service.js';
 
-const tags = ['webhooks'];
-const data = <T extends Parameters<typeof Type.Object>[0][string]>(schema: T) =>
-  Type.Object({ data: schema });
+const tag = 'webhooks';
+const path = '/api/webhooks';
+const data = (schema: TSchema) => Type.Object({ data: schema });
 
-export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: WebhookDeps & { db: Db } }> = async (
-  app,
-  { deps },
-) => {
-  app.addHook('preValidation', requireOwner);
-  const scope = (request: Parameters<typeof scopeOf>[0]) => scopeOf(request, deps.db);
+export async function webhookRoutes(
+  app: FastifyInstance,
+  { deps }: { deps: WebhookDeps & ResourceDeps },
+): Promise<void> {
+  await app.register(webhookResource(deps), { deps });
+}
 
-  app.get(
-    '/api/webhooks',
-    { schema: { tags, summary: 'List webhook endpoints', response: { 200: Type.Array(EndpointShape) } } },
-    async (request) => listWebhookEndpoints(scope(request)),
-  );
-
-  app.post(
-    '/api/webhooks',
-    {
-      schema: {
-        tags,
+/** The routes document no error answers and name their operations themselves, as they always have. */
+function webhookResource(deps: WebhookDeps) {
+  return resourceRoutes({
+    tag,
+    noun: 'webhook endpoint',
+    path,
+    ownerOnly: true,
+    bodyChecks: false,
+    envelope: 'data',
+    updateAnswer: 'record',
+    docs: {
+      list: { summary: 'List webhook endpoints', errors: [] },
+      get: { summary: 'A webhook endpoint', errors: [] },
+      create: {
         summary: 'Add a webhook endpoint; the answer shows its secret, once',
-        body: CreateEndpointBody,
-        response: { 201: data(EndpointWithSecret) },
+        answer: data(EndpointWithSecret),
+        errors: [],
       },
-    },
-    async (request, reply) => {
-      const endpoint = await createWebhookEndpoint(deps, scope(request), request.body);
-      reply.code(201).header('location', `/api/webhooks/${endpoint.id}`);
-      return { data: endpoint as typeof endpoint & { secret: string } };
-    },
-  );
-
-  app.get(
-    '/api/webhooks/:id',
-    {
-      schema: {
-        tags,
-        summary: 'A webhook endpoint',
-        params: EndpointParams,
-        response: { 200: data(EndpointShape) },
-      },
-    },
-    async (request) => ({ data: await getWebhookEndpoint(scope(request), request.params.id) }),
-  );
-
-  app.put(
-    '/api/webhooks/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Change the url, events or description of a webhook endpoint',
-        params: EndpointParams,
-        body: ChangeEndpointBody,
-        response: { 200: data(EndpointShape) },
-      },
-    },
-    async (request) => ({
-      data: await changeWebhookEndpoint(deps, scope(request), request.params.id, request.body),
-    }),
-  );
-
-  app.delete(
-    '/api/webhooks/:id',
-    {
-      schema: {
-        tags,
+      update: { summary: 'Change the url, events or description of a webhook endpoint', errors: [] },
+      remove: {
         summary: 'Remove a webhook endpoint with its queued deliveries and log',
-        params: EndpointParams,
-        response: { 200: Confirmation },
+        answer: Confirmation,
+        errors: [],
       },
     },
-    async (request) => {
-      await removeWebhookEndpoint(scope(request), request.params.id);
-      return [{ status_code: 0, message: translate('http.deleted', request.language) }];
+    schemas: { id: EndpointId, item: EndpointShape, create: CreateEndpointBody, update: ChangeEndpointBody },
+    service: {
+      listAll: (ctx) => listWebhookEndpoints(ctx.scope),
+      get: (ctx, id) => getWebhookEndpoint(ctx.scope, id),
+      create: (ctx, input) => createWebhookEndpoint(deps, ctx.scope, input),
+      update: (ctx, id, input) => changeWebhookEndpoint(deps, ctx.scope, id, input),
+      remove: (ctx, id) => removeWebhookEndpoint(ctx.scope, id),
     },
-  );
-
-  app.post(
-    '/api/webhooks/:id/test',
-    {
-      schema: {
-        tags,
+    routes: [
+      action({
+        tag,
+        path: `${path}/:id/test`,
+        params: EndpointParams,
         summary: 'Send one webhook.test message now',
         description: `At most ${TEST_MESSAGES_QUEUED} test messages of an endpoint wait or are in flight at a time, and at most ${TEST_MESSAGES_PER_MINUTE} are sent to it a minute; past either the answer is 429 with Retry-After.`,
+        status: 202,
+        answer: data(DeliveryShape),
+        errors: [],
+        run: async (ctx, { id, tenantCode }) => ({
+          data: await sendTestMessage(deps, ctx.scope, id, tenantCode),
+        }),
+      }),
+      action({
+        tag,
+        path: `${path}/:id/rotate-secret`,
         params: EndpointParams,
-        response: { 202: data(DeliveryShape) },
-      },
-    },
-    async (request, reply) => {
-      const delivery = await sendTestMessage(
-        deps,
-        scope(request),
-        request.params.id,
-        authOf(request).tenant.code,
-      );
-      reply.code(202);
-      return { data: delivery };
-    },
-  );
-
-  app.post(
-    '/api/webhooks/:id/rotate-secret',
-    {
-      schema: {
-        tags,
         summary: 'Replace the secret; the answer shows the new one, once, and the old one stops signing',
+        answer: data(EndpointWithSecret),
+        errors: [],
+        run: async (ctx, { id }) => ({ data: await rotateWebhookSecret(deps, ctx.scope, id) }),
+      }),
+      action({
+        tag,
+        path: `${path}/:id/enable`,
         params: EndpointParams,
-        response: { 200: data(EndpointWithSecret) },
-      },
-    },
-    async (request) => {
-      const endpoint = await rotateWebhookSecret(deps, scope(request), request.params.id);
-      return { data: endpoint as typeof endpoint & { secret: string } };
-    },
-  );
-
-  app.post(
-    '/api/webhooks/:id/enable',
-    {
-      schema: {
-        tags,
         summary: 'Re-enable a paused endpoint; held deliveries resume in order',
+        answer: data(EndpointShape),
+        errors: [],
+        run: async (ctx, { id }) => ({ data: await enableWebhookEndpoint(deps, ctx.scope, id) }),
+      }),
+      subList({
+        tag,
+        path: `${path}/:id/deliveries`,
         params: EndpointParams,
-        response: { 200: data(EndpointShape) },
-      },
-    },
-    async (request) => ({ data: await enableWebhookEndpoint(deps, scope(request), request.params.id) }),
-  );
-
-  app.get(
-    '/api/webhooks/:id/deliveries',
-    {
-      schema: {
-        tags,
         summary: 'The last 50 deliveries, newest first, each with its attempts',
-        params: EndpointParams,
-        response: { 200: Type.Array(DeliveryShape) },
-      },
-    },
-    async (request) => listWebhookDeliveries(scope(request), request.params.id),
-  );
-
-  app.post(
-    '/api/webhooks/:id/deliveries/:delivery_id/redeliver',
-    {
-      schema: {
-        tags,
-        summary: 'Send a finished delivery again: same id and body, fresh timestamp and signature',
+        paging: false,
+        item: DeliveryShape,
+        errors: [],
+        list: (ctx, id) => listWebhookDeliveries(ctx.scope, id),
+      }),
+      action({
+        tag,
+        path: `${path}/:id/deliveries/:delivery_id/redeliver`,
         params: DeliveryParams,
-        response: { 202: data(DeliveryShape) },
-      },
-    },
-    async (request, reply) => {
-      const delivery = await redeliver(deps, scope(request), request.params.id, request.params.delivery_id);
-      reply.code(202);
-      return { data: delivery };
-    },
-  );
-};
+        summary: 'Send a finished delivery again: same id and body, fresh timestamp and signature',
+        status: 202,
+        answer: data(DeliveryShape),
+        errors: [],
+        run: async (ctx, { id, params }) => ({
+          data: await redeliver(deps, ctx.scope, id, params.delivery_id),
+        }),
+      }),
+    ],
+  });
+}

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { SUBSCRIBABLE } from './events.js';
 
-const EndpointId = Type.String({ pattern: '^ep_[0-9A-Za-z]{22}$', description: 'Endpoint id (ep_…)' });
+export const EndpointId = Type.String({ pattern: '^ep_[0-9A-Za-z]{22}$', description: 'Endpoint id (ep_…)' });
 const DeliveryId = Type.String({ pattern: '^msg_[0-9A-Za-z]{22}$', description: 'Delivery id (msg_…)' });
 
 export const EndpointParams = Type.Object({ id: EndpointId });

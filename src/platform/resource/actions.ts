@@ -2,36 +2,63 @@
 // five: an action (POST /api/harvest/batches/:id/confirm, POST /api/iot/heartbeats) and a sub-list
 // (GET /api/iot/devices/:id/readings). Give them to resourceRoutes({routes}) or to routes(...).
 import type { FastifyInstance } from 'fastify';
-import { type Static, type TProperties, type TSchema, Type } from 'typebox';
+import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox';
+import { authOf } from '../http/auth.js';
 import type { Language } from '../i18n.js';
 import { errorAnswers } from './answers.js';
 import type { RequestContext } from './context.js';
 import { type ListAnswer, type ListQueryOf, listQuery, pageAnswer } from './paging.js';
-import { IdParams, idOf, type ResourceDeps, type ResourceRoute, requestContext } from './request.js';
+import {
+  type IdOf,
+  IdParams,
+  idOf,
+  type ResourceDeps,
+  type ResourceRoute,
+  requestContext,
+} from './request.js';
 
-interface RouteDocs {
+type DefaultParams = ReturnType<typeof IdParams>;
+
+interface RouteDocs<Params extends TObject> {
   /** OpenAPI tag. */
   tag: string;
   summary: string;
   description?: string;
   /** How a `:id` in the path is documented (default "Record id"). */
   idDescription?: string;
+  /** The path's params, in place of a numeric `:id` (string ids, a second id in the path). */
+  params?: Params;
   /** The error answers the route documents. */
   errors: number[];
 }
 
-export interface ActionDefinition<Body extends TSchema> extends RouteDocs {
+export interface ActionDefinition<Body extends TSchema, Params extends TObject> extends RouteDocs<Params> {
   /** The full path; a `:id` in it is the record acted on. */
   path: string;
   body?: Body;
-  /** The schema of the 200 answer. */
+  /** The schema of the answer. */
   answer: TSchema;
-  run(ctx: RequestContext, input: { id: number; body: Static<Body>; language: Language }): Promise<unknown>;
+  /** The status of the answer (default 200), e.g. 202 for work queued. */
+  status?: number;
+  run(
+    ctx: RequestContext,
+    input: {
+      id: IdOf<Params>;
+      params: Static<Params>;
+      body: Static<Body>;
+      language: Language;
+      /** The code of the tenant acting (the workspace id of webhook envelopes). */
+      tenantCode: string;
+    },
+  ): Promise<unknown>;
 }
 
-/** POST to a path that does one thing and answers 200 with what `run` answers. */
-export function action<Body extends TSchema = TSchema>(def: ActionDefinition<Body>): ResourceRoute {
+/** POST to a path that does one thing and answers 200 (or `status`) with what `run` answers. */
+export function action<Body extends TSchema = TSchema, Params extends TObject = DefaultParams>(
+  def: ActionDefinition<Body, Params>,
+): ResourceRoute {
   const hasId = def.path.includes('/:id');
+  const params = def.params ?? (hasId ? IdParams(def.idDescription) : undefined);
   return (app, deps) => {
     app.post(
       def.path,
@@ -40,35 +67,47 @@ export function action<Body extends TSchema = TSchema>(def: ActionDefinition<Bod
           tags: [def.tag],
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
-          ...(hasId ? { params: IdParams(def.idDescription) } : {}),
+          ...(params === undefined ? {} : { params }),
           ...(def.body === undefined ? {} : { body: def.body }),
-          response: { 200: def.answer, ...errorAnswers(...def.errors) },
+          response: { [def.status ?? 200]: def.answer, ...errorAnswers(...def.errors) },
         },
       },
-      async (request) =>
-        def.run(requestContext(request, deps), {
-          id: hasId ? idOf(request) : 0,
+      async (request, reply) => {
+        const answer = await def.run(requestContext(request, deps), {
+          id: hasId ? idOf<IdOf<Params>>(request) : (0 as IdOf<Params>),
+          params: request.params as Static<Params>,
           body: request.body as Static<Body>,
           language: request.language,
-        }),
+          tenantCode: authOf(request).tenant.code,
+        });
+        if (def.status !== undefined) reply.code(def.status);
+        return answer;
+      },
     );
   };
 }
 
-type SubListAnswer<Query extends TProperties> =
+type SubListAnswer<Query extends TProperties, Id> =
   /** The paging headers of every list (the default). */
   | {
+      paging?: true;
       pagingHeaders?: true;
-      list(ctx: RequestContext, id: number, query: ListQueryOf<Query>): Promise<ListAnswer>;
+      list(ctx: RequestContext, id: Id, query: ListQueryOf<Query>): Promise<ListAnswer>;
     }
   /** No X-Total-Count and no Link: a list too long to count (a device's readings). */
   | {
+      paging?: true;
       pagingHeaders: false;
-      list(ctx: RequestContext, id: number, query: ListQueryOf<Query>): Promise<unknown[]>;
+      list(ctx: RequestContext, id: Id, query: ListQueryOf<Query>): Promise<unknown[]>;
+    }
+  /** No paging at all: no query, no paging headers, the list the service gives (an endpoint's last deliveries). */
+  | {
+      paging: false;
+      list(ctx: RequestContext, id: Id): Promise<unknown[]>;
     };
 
-export type SubListDefinition<Query extends TProperties> = RouteDocs &
-  SubListAnswer<Query> & {
+export type SubListDefinition<Query extends TProperties, Params extends TObject> = RouteDocs<Params> &
+  SubListAnswer<Query, IdOf<Params>> & {
     /** The full path, with the `:id` of the record whose list it is. */
     path: string;
     /** The list's own query parameters, next to page and pageLimit. */
@@ -78,8 +117,10 @@ export type SubListDefinition<Query extends TProperties> = RouteDocs &
     headers?: Record<string, string>;
   };
 
-/** GET a paged list that belongs to one record; an unknown record is the service's 404. */
-export function subList<Query extends TProperties>(def: SubListDefinition<Query>): ResourceRoute {
+/** GET a list that belongs to one record, paged unless told; an unknown record is the service's 404. */
+export function subList<Query extends TProperties, Params extends TObject = DefaultParams>(
+  def: SubListDefinition<Query, Params>,
+): ResourceRoute {
   return (app, deps) => {
     app.get(
       def.path,
@@ -88,23 +129,29 @@ export function subList<Query extends TProperties>(def: SubListDefinition<Query>
           tags: [def.tag],
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
-          params: IdParams(def.idDescription),
-          querystring: listQuery(def.query ?? {}),
+          params: def.params ?? IdParams(def.idDescription),
+          ...(def.paging === false ? {} : { querystring: listQuery(def.query ?? {}) }),
           response: { 200: Type.Array(def.item), ...errorAnswers(...def.errors) },
         },
       },
       async (request, reply) => {
         const query = request.query as ListQueryOf<Query>;
         const ctx = requestContext(request, deps);
+        const id = idOf<IdOf<Params>>(request);
         const setHeaders = () => {
           for (const [name, value] of Object.entries(def.headers ?? {})) reply.header(name, value);
         };
-        if (def.pagingHeaders === false) {
-          const items = await def.list(ctx, idOf(request), query);
+        if (def.paging === false) {
+          const items = await def.list(ctx, id);
           setHeaders();
           return items;
         }
-        const page = await def.list(ctx, idOf(request), query);
+        if (def.pagingHeaders === false) {
+          const items = await def.list(ctx, id, query);
+          setHeaders();
+          return items;
+        }
+        const page = await def.list(ctx, id, query);
         setHeaders();
         return pageAnswer(request, reply, query, page);
       },

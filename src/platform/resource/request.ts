@@ -1,7 +1,7 @@
 // From a request to what a service receives: the deps every resource route gets, the RequestContext
 // of a request, and the record id of a path.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import { type Static, type TObject, Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/types.js';
 import { authOf, scopeOf } from '../http/auth.js';
@@ -23,6 +23,10 @@ export function requestContext(request: FastifyRequest, deps: ResourceDeps): Req
 /** The params of a path with a record id, documented as `description`. */
 export const IdParams = (description = 'Record id') => Type.Object({ id: Id(description) });
 
-export function idOf(request: FastifyRequest): number {
-  return (request.params as Static<ReturnType<typeof IdParams>>).id;
+/** The `:id` of a request's path as its params schema validated it: a number unless the schema says otherwise. */
+export function idOf<Id = number>(request: FastifyRequest): Id {
+  return (request.params as { id: Id }).id;
 }
+
+/** The `:id` a params schema gives: a number for IdParams, a string for `{id: Type.String()}`. */
+export type IdOf<Params extends TObject> = Static<Params> extends { id: infer Id } ? Id : number;

@@ -3,9 +3,10 @@
 // or {data}, 201 + Location on create, update confirmation or Prefer: return=representation,
 // soft delete), and the routes beyond those five (actions.ts). A resource gives its paths, schemas
 // and service functions; it has the operations its service has, and any other method on its paths
-// answers 405 with Allow.
+// answers 405 with Allow. Where a resource's wire differs (string ids, a list without paging, owners
+// only, the record as the update answer), the definition says so.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type Static, type TObject, type TSchema, Type } from 'typebox';
+import { type Static, type TInteger, type TObject, type TSchema, Type } from 'typebox';
 import { type FieldError, validationFailed } from '../errors.js';
 import { requireOwner } from '../http/auth.js';
 import { translate } from '../i18n.js';
@@ -19,11 +20,13 @@ export type { PageQuery, RequestContext } from './context.js';
 export type { ListAnswer } from './paging.js';
 export type { ResourceDeps } from './request.js';
 
-/** An operation's OpenAPI text and error answers, where they are not the pattern's. */
+/** An operation's OpenAPI text, error answers and answer schema, where they are not the pattern's. */
 export interface OperationDocs {
   summary: string;
   description?: string;
   errors?: number[];
+  /** The schema of the success answer (the record with its secret, the original service's confirmation). */
+  answer?: TSchema;
 }
 
 export interface ResourceDefinition<
@@ -32,6 +35,7 @@ export interface ResourceDefinition<
   Create extends TSchema,
   Update extends TSchema,
   Query extends TObject,
+  IdField extends TSchema = TInteger,
 > {
   /** OpenAPI tag and the noun of the summaries ("crop"). */
   tag: string;
@@ -42,10 +46,20 @@ export interface ResourceDefinition<
   gluedDetailPath?: boolean;
   /** Detail and create answers: an array of one (default) or `{data: record}`. */
   envelope?: 'array' | 'data';
+  /**
+   * The update answers the confirmation, or the record with `Prefer: return=representation`
+   * (default); 'record' answers the changed record always, as the detail does.
+   */
+  updateAnswer?: 'confirmation' | 'record';
   /** Request field aliases of the original clients, e.g. {'parent-id': 'parent_id'}. */
   aliases?: Record<string, string>;
-  /** Only owners create, change or delete (staff: 403). */
+  /** Only owners create, change or delete (staff: 403, before the body is parsed). */
   ownerOnlyWrites?: boolean;
+  /**
+   * Only owners use any of its routes, those of `routes` too (staff: 403). Checked first at
+   * preValidation: a body that cannot be parsed is a 400 before it, a bad one a 403.
+   */
+  ownerOnly?: boolean;
   /**
    * Check the body as sent before Ajv coerces it: null for a field that may not be null, values
    * nested too deep (default). false leaves the body to Ajv alone, as harvest batches always have.
@@ -54,9 +68,17 @@ export interface ResourceDefinition<
   /** How the detail paths document their id (default "Record id"). */
   idDescription?: string;
   description?: string;
-  /** OpenAPI text of the list, detail or create operation, in place of the pattern's. */
-  docs?: { list?: OperationDocs; get?: OperationDocs; create?: OperationDocs };
+  /** OpenAPI text of an operation, in place of the pattern's. */
+  docs?: {
+    list?: OperationDocs;
+    get?: OperationDocs;
+    create?: OperationDocs;
+    update?: OperationDocs;
+    remove?: OperationDocs;
+  };
   schemas: {
+    /** The record id of the detail paths (default a positive integer documented as idDescription). */
+    id?: IdField;
     /** Detail, create and update form. */
     item: Item;
     /** List form (defaults to the detail form). */
@@ -69,10 +91,12 @@ export interface ResourceDefinition<
   /** The operations the resource has; each one left out answers 405 (when its path has others). */
   service: {
     list?(ctx: RequestContext, query: PageQuery & Static<Query>): Promise<ListAnswer>;
-    get?(ctx: RequestContext, id: number): Promise<unknown>;
-    create?(ctx: RequestContext, input: Static<Create>): Promise<{ id: number }>;
-    update?(ctx: RequestContext, id: number, input: Static<Update>): Promise<unknown>;
-    remove?(ctx: RequestContext, id: number): Promise<void>;
+    /** A list without paging: no query, no paging headers, every record the service gives. */
+    listAll?(ctx: RequestContext): Promise<unknown[]>;
+    get?(ctx: RequestContext, id: Static<IdField>): Promise<unknown>;
+    create?(ctx: RequestContext, input: Static<Create>): Promise<{ id: Static<IdField> }>;
+    update?(ctx: RequestContext, id: Static<IdField>, input: Static<Update>): Promise<unknown>;
+    remove?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
   };
   /** Routes beyond the five, registered after them: action(...) and subList(...). */
   routes?: ResourceRoute[];
@@ -85,7 +109,8 @@ export function resourceRoutes<
   Create extends TSchema,
   Update extends TSchema,
   Query extends TObject,
->(def: ResourceDefinition<Item, ListItem, Create, Update, Query>) {
+  IdField extends TSchema = TInteger,
+>(def: ResourceDefinition<Item, ListItem, Create, Update, Query, IdField>) {
   return async (app: FastifyInstance, { deps }: { deps: ResourceDeps }) => {
     const { path, noun, tag, schemas, service, docs = {} } = def;
     const context = (request: FastifyRequest) => requestContext(request, deps);
@@ -94,10 +119,15 @@ export function resourceRoutes<
       def.envelope === 'data'
         ? Type.Object({ data: schemas.item })
         : Type.Array(schemas.item, { maxItems: 1 });
-    const params = IdParams(def.idDescription);
+    const params = schemas.id ? Type.Object({ id: schemas.id }) : IdParams(def.idDescription);
+    const recordId = (request: FastifyRequest) => idOf<Static<IdField>>(request);
+    // A context hook runs before the routes' own preValidation steps and the input checks.
+    if (def.ownerOnly) app.addHook('preValidation', requireOwner);
     // onRequest, after the app's auth hook: staff get a 403 before their body is even validated.
     const writeGuard = def.ownerOnlyWrites ? { onRequest: requireOwner } : {};
-    const writeErrors = def.ownerOnlyWrites ? [401, 403, 404, 422] : [401, 404, 422];
+    const ownerErrors = def.ownerOnlyWrites || def.ownerOnly;
+    const writeErrors = ownerErrors ? [401, 403, 404, 422] : [401, 404, 422];
+    const readErrors = (codes: number[]) => (def.ownerOnly ? [...codes, 403].sort((a, b) => a - b) : codes);
     // Text and number checks of every route (input-checks.ts) run after this step.
     const bodyChecks =
       def.bodyChecks === false
@@ -125,8 +155,8 @@ export function resourceRoutes<
             }),
             querystring: listQuery(schemas.query?.properties ?? {}),
             response: {
-              200: Type.Array(schemas.listItem ?? schemas.item),
-              ...errorAnswers(...(docs.list?.errors ?? [401, 422])),
+              200: docs.list?.answer ?? Type.Array(schemas.listItem ?? schemas.item),
+              ...errorAnswers(...(docs.list?.errors ?? readErrors([401, 422]))),
             },
           },
         },
@@ -134,6 +164,23 @@ export function resourceRoutes<
           const query = request.query as PageQuery & Static<Query>;
           return pageAnswer(request, reply, query, await list(context(request), query));
         },
+      );
+    } else if (service.listAll) {
+      const listAll = service.listAll;
+      app.get(
+        path,
+        {
+          ...bodyChecks,
+          schema: {
+            tags: [tag],
+            ...describe(docs.list, { summary: `List ${noun} records`, description: 'A plain JSON array.' }),
+            response: {
+              200: docs.list?.answer ?? Type.Array(schemas.listItem ?? schemas.item),
+              ...errorAnswers(...(docs.list?.errors ?? readErrors([401]))),
+            },
+          },
+        },
+        async (request) => listAll(context(request)),
       );
     }
 
@@ -154,15 +201,19 @@ export function resourceRoutes<
                 description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
               }),
               params,
-              response: { 200: detailSchema, ...errorAnswers(...(docs.get?.errors ?? [401, 404])) },
+              response: {
+                200: docs.get?.answer ?? detailSchema,
+                ...errorAnswers(...(docs.get?.errors ?? readErrors([401, 404]))),
+              },
             },
           },
-          async (request) => detail(await get(context(request), idOf(request))),
+          async (request) => detail(await get(context(request), recordId(request))),
         );
       }
 
       if (schemas.update && service.update) {
         const update = service.update;
+        const answersRecord = def.updateAnswer === 'record';
         app.put(
           detailPath,
           {
@@ -170,24 +221,38 @@ export function resourceRoutes<
             ...writeGuard,
             schema: {
               tags: [tag],
-              summary: `Change a ${noun}`,
-              description:
-                'Changes only the fields sent; null clears a field that may be null. Answers ' +
-                '[{status_code: 0, message}], or with `Prefer: return=representation` the changed record ' +
-                `as an array of one.${alt}`,
+              ...describe(docs.update, {
+                summary: `Change a ${noun}`,
+                description: answersRecord
+                  ? `Changes only the fields sent. Answers the changed record${def.envelope === 'data' ? ' under `data`' : ' as an array of one'}.${alt}`
+                  : 'Changes only the fields sent; null clears a field that may be null. Answers ' +
+                    '[{status_code: 0, message}], or with `Prefer: return=representation` the changed record ' +
+                    `as an array of one.${alt}`,
+              }),
               params,
               body: schemas.update,
-              headers: Type.Object({
-                prefer: Type.Optional(Type.String({ description: 'return=representation for the record' })),
-              }),
+              ...(answersRecord
+                ? {}
+                : {
+                    headers: Type.Object({
+                      prefer: Type.Optional(
+                        Type.String({ description: 'return=representation for the record' }),
+                      ),
+                    }),
+                  }),
               response: {
-                200: Type.Array(Type.Union([Confirmation, schemas.item]), { maxItems: 1 }),
-                ...errorAnswers(...writeErrors),
+                200:
+                  docs.update?.answer ??
+                  (answersRecord
+                    ? detailSchema
+                    : Type.Array(Type.Union([Confirmation, schemas.item]), { maxItems: 1 })),
+                ...errorAnswers(...(docs.update?.errors ?? writeErrors)),
               },
             },
           },
           async (request, reply) => {
-            const record = await update(context(request), idOf(request), request.body as Static<Update>);
+            const record = await update(context(request), recordId(request), request.body as Static<Update>);
+            if (answersRecord) return detail(record);
             if (wantsRepresentation(request)) {
               reply.header('preference-applied', 'return=representation');
               return [record];
@@ -206,14 +271,19 @@ export function resourceRoutes<
             ...writeGuard,
             schema: {
               tags: [tag],
-              summary: `Delete a ${noun}`,
-              description: `Soft delete (extension): the record leaves lists and details.${alt}`,
+              ...describe(docs.remove, {
+                summary: `Delete a ${noun}`,
+                description: `Soft delete (extension): the record leaves lists and details.${alt}`,
+              }),
               params,
-              response: { 200: Type.Array(Confirmation, { maxItems: 1 }), ...errorAnswers(...writeErrors) },
+              response: {
+                200: docs.remove?.answer ?? Type.Array(Confirmation, { maxItems: 1 }),
+                ...errorAnswers(...(docs.remove?.errors ?? writeErrors)),
+              },
             },
           },
           async (request) => {
-            await remove(context(request), idOf(request));
+            await remove(context(request), recordId(request));
             return [{ status_code: 0, message: translate('http.deleted', request.language) }];
           },
         );
@@ -237,7 +307,10 @@ export function resourceRoutes<
                 (def.description ? ` ${def.description}` : ''),
             }),
             body: schemas.create,
-            response: { 201: detailSchema, ...errorAnswers(...(docs.create?.errors ?? writeErrors)) },
+            response: {
+              201: docs.create?.answer ?? detailSchema,
+              ...errorAnswers(...(docs.create?.errors ?? writeErrors)),
+            },
           },
         },
         async (request, reply) => {
