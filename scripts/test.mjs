@@ -13,21 +13,39 @@
 // paths given as arguments narrow the run. The exit code is 1 when any file failed.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { buildServiceIfStale, buildWebIfStale } from './test-builds.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FURROW_BIN = join(ROOT, 'bin', 'furrow.js');
+const PRELOAD = pathToFileURL(join(ROOT, 'test', 'support', 'preload.mjs')).href;
 const PG_ADMIN_URL = process.env.FURROW_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /**
  * Files that take longest (measured on 2 cores), longest first: they start first, so the run does
  * not end waiting for one of them started last. The others follow, the largest first.
  */
-const SLOWEST_FIRST = [];
+const SLOWEST_FIRST = [
+  'test/webhook-workers.test.ts',
+  'test/cli.test.ts',
+  'test/large-pages.test.ts',
+  'test/e2e/webhooks-screen.test.ts',
+  'test/database-outage.test.ts',
+  'test/resources.property.test.ts',
+  'src/modules/auth/auth.test.ts',
+  'src/modules/webhooks/fairness.test.ts',
+  'src/modules/webhooks/delivery.test.ts',
+  'test/database-freeze.test.ts',
+  'test/resources.test.ts',
+  'test/offline-sweeper-process.test.ts',
+  'test/sqlite-locked.test.ts',
+  'test/e2e/login-alerts.test.ts',
+];
 
 function findTests(dir) {
   const out = [];
@@ -79,6 +97,8 @@ let pgTemplateMade = false;
 /** The signal that stopped the run, or undefined. */
 let stoppedBy;
 const running = new Map();
+/** tsc and Vite while they build (in this process's group). */
+const buildChildren = new Set();
 const SIGNAL_NUMBERS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
 for (const signal of Object.keys(SIGNAL_NUMBERS)) {
   process.on(signal, () => {
@@ -90,6 +110,7 @@ for (const signal of Object.keys(SIGNAL_NUMBERS)) {
     stoppedBy = signal;
     process.stderr.write(`\n${signal}: stopping the test processes and removing this run's databases…\n`);
     for (const child of running.keys()) killGroup(child, signal);
+    for (const child of buildChildren) child.kill(signal);
     setTimeout(() => {
       for (const child of running.keys()) killGroup(child, 'SIGKILL');
     }, 10_000).unref();
@@ -204,49 +225,83 @@ async function cleanUp() {
 
 // ---- the test files
 
-function runFile(file, env) {
-  return new Promise((resolve) => {
-    const started = performance.now();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', ...flagArgs, file],
-      // Its own process group: a signal reaches it with the servers and browsers it started.
-      { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
-    );
-    running.set(child, file);
-    const output = [];
-    child.stdout.on('data', (d) => output.push(d));
-    child.stderr.on('data', (d) => output.push(d));
-    let exit;
+async function runFile(file, env) {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    ['--import', PRELOAD, '--import', 'tsx', '--test-reporter=spec', ...flagArgs, file],
+    // Its own process group: a signal reaches it with the servers and browsers it started.
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
+  running.set(child, file);
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const output = [];
+  child.stdout.on('data', (d) => output.push(d));
+  child.stderr.on('data', (d) => output.push(d));
+  const exit = await new Promise((resolve) => {
     child.on('error', (err) => {
       output.push(Buffer.from(`could not start: ${err.message}\n`));
-      exit = { code: null, signal: 'error' };
+      resolve({ code: null, signal: 'error' });
     });
-    child.on('exit', (code, signal) => {
-      exit = { code, signal };
-      // Whatever it started and left running ends with it.
-      if (killGroup(child, 'SIGKILL') && stoppedBy === undefined) {
-        output.push(Buffer.from(`(${file} left processes running; they were killed)\n`));
-      }
-    });
-    child.on('close', () => {
-      running.delete(child);
-      resolve({
-        file,
-        ok: exit?.code === 0,
-        exit,
-        seconds: (performance.now() - started) / 1000,
-        output: Buffer.concat(output),
-      });
-    });
+    child.on('exit', (code, signal) => resolve({ code, signal }));
   });
+  // What it started gets a moment to end (a tool winding down), then ends with it.
+  for (let i = 0; i < 20 && killGroup(child, 0); i++) await sleep(100);
+  if (killGroup(child, 'SIGKILL') && stoppedBy === undefined) {
+    output.push(Buffer.from(`(${file} left processes running; they were killed)\n`));
+  }
+  await closed;
+  running.delete(child);
+  return {
+    file,
+    ok: exit.code === 0,
+    exit,
+    seconds: (performance.now() - started) / 1000,
+    output: Buffer.concat(output),
+  };
 }
 
-async function runAll(env) {
-  const queue = [...files];
+/** The builds a file waits for: furrow processes run dist/ once it is current; browsers need web/dist. */
+function buildsWanted(file) {
+  const text = readFileSync(file, 'utf8');
+  const wanted = [];
+  if (/\b(runFurrow|startFurrow|startFurrowWorker|migrateAndCreateTenant)\b/.test(text))
+    wanted.push('service');
+  if (/\b(ensureWebBuilt|useScreenSuite)\b/.test(text)) wanted.push('web');
+  return wanted;
+}
+
+/** Starts the builds some file wants; each answers when done (it never fails: a file then says why). */
+function startBuilds(queue) {
+  const builds = {};
+  const announce = (what) => process.stdout.write(`npm test: ${what}\n`);
+  const wanted = new Set(queue.flatMap((q) => q.wants));
+  if (wanted.has('service')) {
+    builds.service = buildServiceIfStale(ROOT, runTag, buildChildren).then(announce, (err) =>
+      announce(`dist/ not built: ${err.message}`),
+    );
+  }
+  if (wanted.has('web')) {
+    builds.web = buildWebIfStale(ROOT, buildChildren).then(announce, (err) =>
+      announce(`web/dist not built: ${err.message}`),
+    );
+  }
+  const done = new Set();
+  for (const [name, promise] of Object.entries(builds)) promise.then(() => done.add(name));
+  return { builds, done };
+}
+
+async function runAll(env, queue, { builds, done }) {
   const results = [];
   const worker = async () => {
-    for (let file = queue.shift(); file !== undefined && !stoppedBy; file = queue.shift()) {
+    while (queue.length > 0 && !stoppedBy) {
+      // The first file in run order whose builds are done; else wait for a build.
+      const next = queue.findIndex((q) => q.wants.every((w) => done.has(w)));
+      if (next === -1) {
+        await Promise.race(Object.entries(builds).flatMap(([name, p]) => (done.has(name) ? [] : [p])));
+        continue;
+      }
+      const [{ file }] = queue.splice(next, 1);
       const result = await runFile(file, env);
       results.push(result);
       const status = result.ok
@@ -256,7 +311,7 @@ async function runAll(env) {
       process.stdout.write(result.output);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, files.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, worker));
   return results;
 }
 
@@ -275,14 +330,19 @@ function report(results, seconds) {
   return failed.length === 0 && results.length === files.length;
 }
 
-const started = performance.now();
+const runStarted = performance.now();
+const queue = files.map((file) => ({ file, wants: buildsWanted(file) }));
+const builds = startBuilds(queue);
 let ok = false;
 try {
   const env = await makeTemplates();
-  if (!stoppedBy) ok = report(await runAll(env), (performance.now() - started) / 1000);
+  if (!stoppedBy) ok = report(await runAll(env, queue, builds), (performance.now() - runStarted) / 1000);
 } catch (err) {
   process.stderr.write(`npm test: ${err.stack ?? err}\n`);
 } finally {
+  // A build stopped halfway removes what it wrote before the run ends.
+  for (const child of buildChildren) child.kill('SIGTERM');
+  await Promise.allSettled(Object.values(builds.builds));
   await cleanUp();
 }
 if (stoppedBy) process.exit(128 + SIGNAL_NUMBERS[stoppedBy]);
