@@ -59,6 +59,11 @@ function findTests(dir) {
 }
 
 function inRunOrder(files) {
+  const missing = files.filter((file) => !existsSync(file));
+  if (missing.length > 0) {
+    process.stderr.write(`No such test file: ${missing.join(', ')}\n`);
+    process.exit(2);
+  }
   const rank = (file) => {
     const i = SLOWEST_FIRST.indexOf(file.replaceAll('\\', '/').replace(/^\.\//, ''));
     return i === -1 ? SLOWEST_FIRST.length : i;
