@@ -148,7 +148,7 @@ describe('a second furrow serve on one SQLite file', () => {
   });
 });
 
-forEachDialect('furrow CLI on a database', (database) => {
+forEachDialect('furrow CLI on a database', { migrated: false }, (database) => {
   const env = () => ({ DATABASE_URL: database.url, FURROW_SECRET_KEY: 'ab'.repeat(32) });
 
   it('migrates, creates a tenant and users, and those users log in', async () => {
@@ -318,7 +318,7 @@ forEachDialect('furrow CLI on a database', (database) => {
 describe('furrow serve on PostgreSQL with pending migrations', () => {
   it('refuses to start and says to run furrow migrate', { skip: false }, async (t) => {
     const { TestDatabase } = await import('./support/databases.js');
-    const database = new TestDatabase('postgres');
+    const database = new TestDatabase('postgres', { migrated: false });
     try {
       await database.create();
     } catch (err) {

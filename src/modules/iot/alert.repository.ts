@@ -1,5 +1,5 @@
 // Alert statements: one raised, a page of them listed.
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { countUpTo, type PageOf, type PageRequest, pageOf } from '../../platform/db/records.js';
 import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 import type { IotAlertsTable } from '../../platform/db/tables/iot.js';
@@ -8,7 +8,7 @@ export type AlertRow = Selectable<IotAlertsTable> & { device_code: string; zone_
 
 export async function insertAlert(
   scope: Scope,
-  alert: Omit<Selectable<IotAlertsTable>, 'id' | 'tenant_id'>,
+  alert: Omit<Insertable<IotAlertsTable>, 'id' | 'tenant_id'>,
 ): Promise<number> {
   const row = await insertScoped(scope, 'iot_alerts', alert).returning('id').executeTakeFirstOrThrow();
   return row.id;

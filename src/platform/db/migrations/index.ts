@@ -7,6 +7,7 @@ import * as m0004 from './0004_iot_harvest.js';
 import * as m0005 from './0005_list_scaling.js';
 import * as m0006 from './0006_delivery_log_index.js';
 import * as m0007 from './0007_delivery_queue_indexes.js';
+import * as m0008 from './0008_farm_app.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -16,4 +17,5 @@ export const migrations: Record<string, Migration> = {
   '0005_list_scaling': m0005,
   '0006_delivery_log_index': m0006,
   '0007_delivery_queue_indexes': m0007,
+  '0008_farm_app': m0008,
 };

@@ -19,6 +19,9 @@ export interface UsersTable {
   lastname: string;
   picture: string | null;
   role: 'owner' | 'staff';
+  /** null: the tenant's (the app's) default language */
+  language: 'en' | 'vi' | null;
+  email: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;

@@ -57,6 +57,8 @@ export interface IotReadingsTable {
   received_at: number;
 }
 
+export type AlertStatus = 'active' | 'resolved';
+
 export interface IotAlertsTable {
   id: Generated<number>;
   tenant_id: number;
@@ -70,6 +72,10 @@ export interface IotAlertsTable {
   message: string;
   recorded_at: number;
   created_at: number;
+  status: Generated<AlertStatus>;
+  resolved_at: number | null;
+  acknowledged_at: number | null;
+  acknowledged_by: number | null;
 }
 
 export interface HarvestBatchesTable {

@@ -137,6 +137,8 @@ export interface DiaryTasksTable extends TenantOwned {
   season_id: number | null;
   user_id: number;
   amount: number | null;
+  done_at: number | null;
+  done_by: number | null;
 }
 
 export interface DiaryTaskSubcategoriesTable {
