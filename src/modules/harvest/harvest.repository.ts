@@ -59,3 +59,59 @@ export async function confirmDeclaredBatch(
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
+
+/** What harvest totals group by: the crop type or the parcel of each batch. */
+export type TotalsGrouping = 'crop_type' | 'parcel';
+
+export interface TotalsRow {
+  id: number;
+  name: string;
+  quantity_kg: number;
+  batch_count: number;
+}
+
+/**
+ * Kilograms and batches per crop type or parcel, in one grouped statement: batches harvested in
+ * [from, to] (either bound optional) of one status or both, largest total first. A group whose crop
+ * type or parcel was deleted since is still counted: the harvest happened.
+ */
+export async function sumBatches(
+  scope: Scope,
+  filter: {
+    by: TotalsGrouping;
+    status: 'declared' | 'confirmed' | undefined;
+    from: number | undefined;
+    to: number | undefined;
+  },
+): Promise<TotalsRow[]> {
+  const base =
+    filter.by === 'crop_type'
+      ? selectScoped(scope, 'harvest_batches').innerJoin('crop_types as g', (join) =>
+          join
+            .onRef('g.tenant_id', '=', 'harvest_batches.tenant_id')
+            .onRef('g.id', '=', 'harvest_batches.crop_type_id'),
+        )
+      : selectScoped(scope, 'harvest_batches').innerJoin('parcels as g', (join) =>
+          join
+            .onRef('g.tenant_id', '=', 'harvest_batches.tenant_id')
+            .onRef('g.id', '=', 'harvest_batches.parcel_id'),
+        );
+  let query = base
+    .select((eb) => [
+      'g.id',
+      'g.name',
+      eb.fn.sum<number | string>('harvest_batches.quantity_kg').as('quantity_kg'),
+      eb.fn.countAll<number | string>().as('batch_count'),
+    ])
+    .groupBy(['g.id', 'g.name']);
+  if (filter.status) query = query.where('harvest_batches.status', '=', filter.status);
+  if (filter.from !== undefined) query = query.where('harvest_batches.harvested_at', '>=', filter.from);
+  if (filter.to !== undefined) query = query.where('harvest_batches.harvested_at', '<=', filter.to);
+  const rows = await query.orderBy('quantity_kg', 'desc').orderBy('g.id').execute();
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    quantity_kg: Number(r.quantity_kg),
+    batch_count: Number(r.batch_count),
+  }));
+}

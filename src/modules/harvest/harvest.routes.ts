@@ -1,13 +1,16 @@
 import { Type } from 'typebox';
-import { action } from '../../platform/resource/actions.js';
+import { action, report } from '../../platform/resource/actions.js';
 import { PAGING_DESCRIPTION } from '../../platform/resource/paging.js';
 import { resourceRoutes } from '../../platform/resource/routes.js';
-import { Batch, BatchCreate, BatchQuery } from './harvest.schemas.js';
-import { confirmBatch, declareBatch, getBatch, listBatches } from './harvest.service.js';
+import { Batch, BatchCreate, BatchQuery, Totals, TotalsQuery } from './harvest.schemas.js';
+import { confirmBatch, declareBatch, getBatch, harvestTotals, listBatches } from './harvest.service.js';
 
 const path = '/api/harvest/batches';
 
-/** Batches are declared and confirmed, never changed or deleted: list, declare, one, confirm. */
+/**
+ * Batches are declared (by anyone) and confirmed (by owners), never changed or deleted: list,
+ * declare, one, confirm; and the totals over them.
+ */
 export const harvestRoutes = resourceRoutes({
   tag: 'harvest',
   noun: 'harvest batch',
@@ -34,13 +37,29 @@ export const harvestRoutes = resourceRoutes({
       tag: 'harvest',
       path: `${path}/:id/confirm`,
       idDescription: 'Batch id',
-      summary: 'Confirm a declared batch',
+      summary: 'Confirm a declared batch (owners)',
       description:
         'Sets status `confirmed` and confirmed_at, and raises harvest.batch.created in the same transaction. ' +
-        'A batch is confirmed once: a second confirm answers 409 and raises nothing.',
+        'A batch is confirmed once: a second confirm answers 409 and raises nothing. Staff declare, owners confirm: ' +
+        'staff get 403.',
+      ownerOnly: true,
       answer: Type.Array(Batch, { maxItems: 1 }),
       errors: [401, 404, 409],
       run: async (ctx, { id }) => [await confirmBatch(ctx, id)],
+    }),
+    report({
+      tag: 'harvest',
+      path: '/api/harvest/totals',
+      summary: 'Kilograms and batches per crop type or parcel',
+      description:
+        'One entry per crop type (`by=crop_type`) or parcel (`by=parcel`) with batches harvested between ' +
+        '`from` and `to` (either optional; default all time; a date-only `to` includes its whole day), ' +
+        'largest total first. Counts confirmed batches unless `status` says `declared` or `all`. ' +
+        'A plain JSON array, not paged.',
+      query: TotalsQuery,
+      answer: Totals,
+      errors: [401, 422],
+      run: (ctx, query) => harvestTotals(ctx, query),
     }),
   ],
 });

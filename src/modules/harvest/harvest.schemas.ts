@@ -1,5 +1,12 @@
 import { Type } from 'typebox';
-import { Id, IsoTime, NullableId, NullableText, TimestampInput } from '../../platform/resource/fields.js';
+import {
+  DateFilter,
+  Id,
+  IsoTime,
+  NullableId,
+  NullableText,
+  TimestampInput,
+} from '../../platform/resource/fields.js';
 
 export const Batch = Type.Object({
   id: Type.Integer(),
@@ -36,4 +43,27 @@ export const BatchQuery = Type.Object(
     status: Type.Optional(Type.Union([Type.Literal('declared'), Type.Literal('confirmed')])),
   },
   { additionalProperties: true },
+);
+
+export const TotalsQuery = {
+  by: Type.Union([Type.Literal('crop_type'), Type.Literal('parcel')], {
+    description: 'Group by crop type or by parcel',
+  }),
+  from: Type.Optional(DateFilter('Batches harvested from')),
+  to: Type.Optional(DateFilter('Batches harvested until (a date includes its whole day)')),
+  status: Type.Optional(
+    Type.Union([Type.Literal('confirmed'), Type.Literal('declared'), Type.Literal('all')], {
+      default: 'confirmed',
+      description: 'Batches of this status (default confirmed); all counts both',
+    }),
+  ),
+};
+
+export const Totals = Type.Array(
+  Type.Object({
+    id: Type.Integer({ description: 'Crop type or parcel id' }),
+    name: Type.String({ description: 'Its name' }),
+    quantity_kg: Type.Number({ description: 'Kilograms harvested, to the gram' }),
+    batch_count: Type.Integer({ description: 'Batches counted' }),
+  }),
 );

@@ -1,6 +1,6 @@
 // Harvest batches: declared, then confirmed once; confirmation raises `harvest.batch.created`
 // in the same transaction.
-import { parseTimestamp } from '../../platform/dates.js';
+import { filterBound, parseTimestamp } from '../../platform/dates.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction } from '../../platform/db/scope.js';
 import { AppError, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
@@ -8,7 +8,15 @@ import type { PageQuery, RequestContext } from '../../platform/resource/context.
 import type { ListAnswer } from '../../platform/resource/paging.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { type BatchAnswer, toBatchAnswer } from './harvest.presenter.js';
-import { confirmDeclaredBatch, findBatch, insertBatch, selectBatchPage } from './harvest.repository.js';
+import {
+  confirmDeclaredBatch,
+  findBatch,
+  insertBatch,
+  selectBatchPage,
+  sumBatches,
+  type TotalsGrouping,
+  type TotalsRow,
+} from './harvest.repository.js';
 
 export interface BatchInput {
   parcel_id: number;
@@ -85,4 +93,38 @@ export async function confirmBatch(ctx: RequestContext, id: number): Promise<Bat
     });
     return batch;
   });
+}
+
+export interface TotalsQuery {
+  by: TotalsGrouping;
+  from?: string | undefined;
+  to?: string | undefined;
+  status?: 'confirmed' | 'declared' | 'all' | undefined;
+}
+
+/**
+ * Kilograms and batches per crop type or parcel over a period (default all time), of confirmed
+ * batches unless `status` says otherwise; a date-only `to` includes its whole day.
+ */
+export async function harvestTotals(ctx: RequestContext, query: TotalsQuery): Promise<TotalsRow[]> {
+  const errors: FieldError[] = [];
+  const bound = (field: 'from' | 'to') => {
+    const value = query[field];
+    if (value === undefined || value === '') return undefined;
+    const ms = filterBound(value, field);
+    if (ms === undefined) errors.push({ field, message: 'field.format', params: { format: 'date' } });
+    return ms;
+  };
+  const from = bound('from');
+  const to = bound('to');
+  if (errors.length > 0) throw validationFailed(errors);
+  const status = query.status ?? 'confirmed';
+  const rows = await sumBatches(ctx.scope, {
+    by: query.by,
+    status: status === 'all' ? undefined : status,
+    from,
+    to,
+  });
+  // Sums of doubles carry binary noise (0.1 + 0.2); grams are the finest a harvest is weighed.
+  return rows.map((r) => ({ ...r, quantity_kg: Math.round(r.quantity_kg * 1000) / 1000 }));
 }

@@ -8,6 +8,7 @@ forEachDialect('harvest batches', (database) => {
   let t: TestApp;
   let farm: TestTenant;
   let api: ReturnType<typeof client>;
+  let ownerApi: ReturnType<typeof client>;
   let otherApi: ReturnType<typeof client>;
   let parcelId: number;
   let cropTypeId: number;
@@ -18,6 +19,7 @@ forEachDialect('harvest batches', (database) => {
     const other = await makeTenant(t.database.db);
     const staff = await makeUser(t.database.db, farm, 'staff');
     api = client(t.url, await loginToken(t.url, farm.code, staff));
+    ownerApi = client(t.url, await loginToken(t.url, farm.code, farm.owner));
     otherApi = client(t.url, await loginToken(t.url, other.code, other.owner));
     const farmRow = (await api.post('/api/farms', { json: { name: 'River farm' } })).body[0];
     parcelId = (
@@ -80,11 +82,12 @@ forEachDialect('harvest batches', (database) => {
   it('confirms once; a second confirm is a 409', async () => {
     const batch = (await declare({ parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 80 })).body[0];
     t.clock.advance(5000);
-    const confirmed = await api.post(`/api/harvest/batches/${batch.id}/confirm`);
+    const confirmed = await ownerApi.post(`/api/harvest/batches/${batch.id}/confirm`);
     assert.equal(confirmed.status, 200);
     assert.equal(confirmed.body[0].status, 'confirmed');
     assert.equal(confirmed.body[0].confirmed_at, new Date(t.clock.now()).toISOString());
-    const again = await api.post(`/api/harvest/batches/${batch.id}/confirm`);
+    assert.equal(confirmed.body[0].confirmed_by, farm.owner.id);
+    const again = await ownerApi.post(`/api/harvest/batches/${batch.id}/confirm`);
     assert.equal(again.status, 409);
     assert.equal(again.body[0].meta.status_code, 409);
     assert.equal(
@@ -96,10 +99,20 @@ forEachDialect('harvest batches', (database) => {
     assert.ok(confirmedList.body.some((b: { id: number }) => b.id === batch.id));
   });
 
+  it('staff declare, owners confirm: a staff confirm is a 403 and changes nothing', async () => {
+    const batch = (await declare({ parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 7 })).body[0];
+    const res = await api.post(`/api/harvest/batches/${batch.id}/confirm`);
+    assert.equal(res.status, 403);
+    assert.equal(res.body[0].meta.status_code, 403);
+    assert.equal((await api.get(`/api/harvest/batches/${batch.id}`)).body[0].status, 'declared');
+    // Even for a batch that does not exist: the role is checked first.
+    assert.equal((await api.post('/api/harvest/batches/999999/confirm')).status, 403);
+  });
+
   it('confirms once when confirmations race', async () => {
     const batch = (await declare({ parcel_id: parcelId, crop_type_id: cropTypeId, quantity_kg: 12 })).body[0];
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => api.post(`/api/harvest/batches/${batch.id}/confirm`)),
+      Array.from({ length: 5 }, () => ownerApi.post(`/api/harvest/batches/${batch.id}/confirm`)),
     );
     assert.deepEqual(answers.map((a) => a.status).sort(), [200, 409, 409, 409, 409]);
   });

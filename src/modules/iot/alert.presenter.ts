@@ -1,5 +1,5 @@
 // An alert as the API answers it.
-import { isoTime } from '../../platform/dates.js';
+import { isoTime, isoTimeOrNull } from '../../platform/dates.js';
 import type { AlertRow } from './alert.repository.js';
 
 export function toAlertAnswer(row: AlertRow) {
@@ -15,7 +15,12 @@ export function toAlertAnswer(row: AlertRow) {
     operator: row.operator,
     severity: row.severity,
     message: row.message,
+    status: row.status,
     recorded_at: isoTime(row.recorded_at),
     created_at: isoTime(row.created_at),
+    resolved_at: isoTimeOrNull(row.resolved_at),
+    acknowledged_at: isoTimeOrNull(row.acknowledged_at),
+    acknowledged_by: row.acknowledged_by,
+    acknowledged_by_name: row.acknowledged_by_name,
   };
 }

@@ -1,10 +1,22 @@
-// Alert statements: one raised, a page of them listed.
+// Alert statements: one raised, one read, a page of them listed, one acknowledged.
 import type { Insertable, Selectable } from 'kysely';
 import { countUpTo, type PageOf, type PageRequest, pageOf } from '../../platform/db/records.js';
-import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
-import type { IotAlertsTable } from '../../platform/db/tables/iot.js';
+import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
+import type { AlertStatus, IotAlertsTable } from '../../platform/db/tables/iot.js';
 
-export type AlertRow = Selectable<IotAlertsTable> & { device_code: string; zone_id: number | null };
+export type AlertRow = Selectable<IotAlertsTable> & {
+  device_code: string;
+  zone_id: number | null;
+  acknowledged_by_name: string | null;
+};
+
+export interface AlertFilter {
+  deviceId?: number | undefined;
+  status?: AlertStatus | undefined;
+  severity?: string | undefined;
+  /** true: only acknowledged alerts; false: only those nobody has acknowledged yet. */
+  acknowledged?: boolean | undefined;
+}
 
 export async function insertAlert(
   scope: Scope,
@@ -14,29 +26,64 @@ export async function insertAlert(
   return row.id;
 }
 
+/** The tenant's alerts matching the filter, without their device and acknowledging user yet. */
+function filteredAlerts(scope: Scope, filter: AlertFilter) {
+  let base = selectScoped(scope, 'iot_alerts');
+  if (filter.deviceId !== undefined) base = base.where('iot_alerts.device_id', '=', filter.deviceId);
+  if (filter.status !== undefined) base = base.where('iot_alerts.status', '=', filter.status);
+  if (filter.severity !== undefined) base = base.where('iot_alerts.severity', '=', filter.severity);
+  if (filter.acknowledged !== undefined) {
+    base = base.where('iot_alerts.acknowledged_at', filter.acknowledged ? 'is not' : 'is', null);
+  }
+  return base;
+}
+
+/** Alerts with their device's code and zone and the name of the user who acknowledged them. */
+function withDeviceAndUser(query: ReturnType<typeof filteredAlerts>) {
+  return query
+    .innerJoin('iot_devices', (join) =>
+      join
+        .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
+        .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
+    )
+    .leftJoin('users', (join) =>
+      join
+        .onRef('users.tenant_id', '=', 'iot_alerts.tenant_id')
+        .onRef('users.id', '=', 'iot_alerts.acknowledged_by'),
+    )
+    .selectAll('iot_alerts')
+    .select(['iot_devices.code as device_code', 'iot_devices.zone_id', 'users.name as acknowledged_by_name']);
+}
+
 /** Alerts, newest first; counted up to COUNT_LIMIT (a tenant raises alerts without end). */
 export async function listAlerts(
   scope: Scope,
-  filter: { deviceId?: number | undefined },
+  filter: AlertFilter,
   page: PageRequest,
 ): Promise<PageOf<AlertRow>> {
-  let base = selectScoped(scope, 'iot_alerts');
-  if (filter.deviceId !== undefined) base = base.where('iot_alerts.device_id', '=', filter.deviceId);
+  const base = filteredAlerts(scope, filter);
   return pageOf(
     page,
     (limit, offset) =>
-      base
-        .innerJoin('iot_devices', (join) =>
-          join
-            .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
-            .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
-        )
-        .selectAll('iot_alerts')
-        .select(['iot_devices.code as device_code', 'iot_devices.zone_id'])
-        .orderBy('iot_alerts.id', 'desc')
-        .limit(limit)
-        .offset(offset)
-        .execute(),
+      withDeviceAndUser(base).orderBy('iot_alerts.id', 'desc').limit(limit).offset(offset).execute(),
     () => countUpTo(scope.db, base.select('iot_alerts.id')),
   );
+}
+
+export async function findAlert(scope: Scope, id: number): Promise<AlertRow | undefined> {
+  return withDeviceAndUser(filteredAlerts(scope, {}).where('iot_alerts.id', '=', id)).executeTakeFirst();
+}
+
+/** Marks an alert acknowledged by the user, unless someone already did: the first one stays. */
+export async function acknowledgeAlertOnce(
+  scope: Scope,
+  id: number,
+  userId: number,
+  now: number,
+): Promise<void> {
+  await updateScoped(scope, 'iot_alerts')
+    .set({ acknowledged_at: now, acknowledged_by: userId })
+    .where('id', '=', id)
+    .where('acknowledged_at', 'is', null)
+    .execute();
 }

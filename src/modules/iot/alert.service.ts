@@ -1,11 +1,13 @@
 // Alerts: raised by a reading that crosses a rule's threshold (with an `iot.alert.raised` event in
-// the same transaction), listed newest first.
+// the same transaction), listed newest first, acknowledged by a user of the tenant.
 import type { Scope } from '../../platform/db/scope.js';
+import type { AlertStatus } from '../../platform/db/tables/iot.js';
+import { notFound } from '../../platform/errors.js';
 import type { PageQuery, RequestContext } from '../../platform/resource/context.js';
 import type { ListAnswer } from '../../platform/resource/paging.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
 import { toAlertAnswer } from './alert.presenter.js';
-import { insertAlert, listAlerts } from './alert.repository.js';
+import { acknowledgeAlertOnce, findAlert, insertAlert, listAlerts } from './alert.repository.js';
 import type { DeviceRow } from './device.repository.js';
 import type { RuleRow } from './rule.repository.js';
 import { renderAlertMessage } from './thresholds.js';
@@ -17,12 +19,37 @@ export interface RaisedAlert {
   reading: { metric: string; value: number; recordedAt: number };
 }
 
-export async function listAlertAnswers(
-  ctx: RequestContext,
-  query: PageQuery & { device_id?: number | undefined },
-): Promise<ListAnswer> {
-  const { rows, total, hasNext } = await listAlerts(ctx.scope, { deviceId: query.device_id }, query);
+export interface AlertListQuery extends PageQuery {
+  device_id?: number | undefined;
+  status?: AlertStatus | undefined;
+  severity?: string | undefined;
+  acknowledged?: boolean | undefined;
+}
+
+export async function listAlertAnswers(ctx: RequestContext, query: AlertListQuery): Promise<ListAnswer> {
+  const filter = {
+    deviceId: query.device_id,
+    status: query.status,
+    severity: query.severity,
+    acknowledged: query.acknowledged,
+  };
+  const { rows, total, hasNext } = await listAlerts(ctx.scope, filter, query);
   return { items: rows.map(toAlertAnswer), total, hasNext };
+}
+
+export async function getAlert(ctx: Pick<RequestContext, 'scope'>, id: number) {
+  const row = await findAlert(ctx.scope, id);
+  if (!row) throw notFound();
+  return toAlertAnswer(row);
+}
+
+/**
+ * Acknowledges an alert as the acting user, now. Acknowledging again, by anyone, keeps the first
+ * acknowledgement and answers the alert as it is; a resolved alert can still be acknowledged.
+ */
+export async function acknowledgeAlert(ctx: RequestContext, id: number) {
+  await acknowledgeAlertOnce(ctx.scope, id, ctx.user.id, ctx.clock.now());
+  return getAlert(ctx, id);
 }
 
 /** Stores the alert and raises `iot.alert.raised` in the caller's transaction; answers its id. */

@@ -49,6 +49,7 @@ forEachDialect('webhook management API', (database) => {
         paused_reason: null,
         consecutive_failures: 0,
         held_count: 0,
+        last_delivery: null,
       },
     );
     assert.equal(ep.created_at, new Date(t.clock.now()).toISOString());

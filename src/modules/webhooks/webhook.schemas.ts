@@ -33,6 +33,28 @@ const Iso = Type.String({ description: 'ISO 8601 UTC' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
+const DeliveryStatus = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('retrying'),
+  Type.Literal('succeeded'),
+  Type.Literal('failed'),
+  Type.Literal('held'),
+]);
+
+const LastDelivery = Type.Object(
+  {
+    id: Type.String({ description: 'msg_…' }),
+    event_type: Type.String(),
+    status: DeliveryStatus,
+    created_at: Iso,
+    attempted_at: Nullable(Type.String({ description: 'ISO 8601 UTC: when its latest attempt started' })),
+    response_status: Nullable(
+      Type.Integer({ description: "The receiver's HTTP status at the latest attempt; null without one" }),
+    ),
+  },
+  { description: 'The newest delivery of the endpoint (the one its log lists first)' },
+);
+
 const endpointFields = {
   id: Type.String(),
   url: Type.String(),
@@ -42,6 +64,7 @@ const endpointFields = {
   paused_reason: Nullable(Type.String()),
   consecutive_failures: Type.Integer({ description: 'Deliveries in a row that failed every attempt' }),
   held_count: Type.Integer({ description: 'Deliveries waiting while the endpoint is paused' }),
+  last_delivery: Nullable(LastDelivery),
   created_at: Iso,
   updated_at: Iso,
 };
@@ -55,13 +78,7 @@ export const EndpointWithSecret = Type.Object({
 export const DeliveryShape = Type.Object({
   id: Type.String({ description: 'msg_…: envelope id, X-Service-Delivery and webhook-id' }),
   event_type: Type.String(),
-  status: Type.Union([
-    Type.Literal('pending'),
-    Type.Literal('retrying'),
-    Type.Literal('succeeded'),
-    Type.Literal('failed'),
-    Type.Literal('held'),
-  ]),
+  status: DeliveryStatus,
   attempt_count: Type.Integer(),
   next_attempt_at: Nullable(Iso),
   created_at: Iso,

@@ -22,6 +22,8 @@ import {
   findEndpointForUpdate,
   insertDeliveries,
   insertEndpoint,
+  type LastDeliveryRow,
+  lastDeliveries,
   listDeliveries,
   listEndpoints,
   releaseHeldDeliveries,
@@ -51,9 +53,20 @@ export interface Endpoint {
   paused_reason: string | null;
   consecutive_failures: number;
   held_count: number;
+  last_delivery: LastDelivery | null;
   created_at: string;
   updated_at: string;
   secret?: string;
+}
+
+/** The newest delivery of an endpoint, in a line: what a list of endpoints shows of its log. */
+export interface LastDelivery {
+  id: string;
+  event_type: string;
+  status: DeliveryRow['status'];
+  created_at: string;
+  attempted_at: string | null;
+  response_status: number | null;
 }
 
 export interface Delivery {
@@ -82,7 +95,13 @@ export interface EndpointInput {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function toEndpoint(row: EndpointRow, heldCount: number, secret?: string): Endpoint {
+/** What an endpoint's answer reads beside its row: held deliveries and the newest delivery. */
+interface EndpointLog {
+  held: number;
+  last: LastDeliveryRow | undefined;
+}
+
+function toEndpoint(row: EndpointRow, log: EndpointLog, secret?: string): Endpoint {
   return {
     id: row.public_id,
     url: row.url,
@@ -91,10 +110,22 @@ function toEndpoint(row: EndpointRow, heldCount: number, secret?: string): Endpo
     status: row.status,
     paused_reason: row.paused_reason,
     consecutive_failures: row.consecutive_failures,
-    held_count: heldCount,
+    held_count: log.held,
+    last_delivery: log.last === undefined ? null : toLastDelivery(log.last),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     ...(secret === undefined ? {} : { secret }),
+  };
+}
+
+function toLastDelivery(row: LastDeliveryRow): LastDelivery {
+  return {
+    id: row.public_id,
+    event_type: row.event_type,
+    status: row.status,
+    created_at: iso(row.created_at),
+    attempted_at: row.started_at === null ? null : iso(row.started_at),
+    response_status: row.status_code,
   };
 }
 
@@ -139,22 +170,27 @@ async function requireEndpoint(scope: Scope, id: string): Promise<EndpointRow> {
   return row;
 }
 
-async function heldCountOf(scope: Scope, row: EndpointRow): Promise<number> {
-  return (await countHeld(scope, [row.id])).get(row.id) ?? 0;
+/** The held counts and newest deliveries of these endpoints: two statements, whatever their number. */
+async function logsOf(scope: Scope, rows: EndpointRow[]): Promise<(row: EndpointRow) => EndpointLog> {
+  const ids = rows.map((r) => r.id);
+  const held = await countHeld(scope, ids);
+  const last = await lastDeliveries(scope, ids);
+  return (row) => ({ held: held.get(row.id) ?? 0, last: last.get(row.id) });
+}
+
+async function logOf(scope: Scope, row: EndpointRow): Promise<EndpointLog> {
+  return (await logsOf(scope, [row]))(row);
 }
 
 export async function listWebhookEndpoints(scope: Scope): Promise<Endpoint[]> {
   const rows = await listEndpoints(scope);
-  const held = await countHeld(
-    scope,
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => toEndpoint(r, held.get(r.id) ?? 0));
+  const log = await logsOf(scope, rows);
+  return rows.map((r) => toEndpoint(r, log(r)));
 }
 
 export async function getWebhookEndpoint(scope: Scope, id: string): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
-  return toEndpoint(row, await heldCountOf(scope, row));
+  return toEndpoint(row, await logOf(scope, row));
 }
 
 export async function createWebhookEndpoint(
@@ -179,7 +215,7 @@ export async function createWebhookEndpoint(
     created_at: now,
     updated_at: now,
   });
-  return toEndpoint(row, 0, secret);
+  return toEndpoint(row, { held: 0, last: undefined }, secret);
 }
 
 export async function changeWebhookEndpoint(
@@ -197,7 +233,7 @@ export async function changeWebhookEndpoint(
     ...(input.description === undefined ? {} : { description: input.description }),
     updated_at: deps.clock.now(),
   });
-  return toEndpoint(updated, await heldCountOf(scope, updated));
+  return toEndpoint(updated, await logOf(scope, updated));
 }
 
 export async function removeWebhookEndpoint(scope: Scope, id: string): Promise<void> {
@@ -212,7 +248,7 @@ export async function rotateWebhookSecret(deps: WebhookDeps, scope: Scope, id: s
     secret_encrypted: encryptSecret(deps.secretKey, secret, row.public_id),
     updated_at: deps.clock.now(),
   });
-  return toEndpoint(updated, await heldCountOf(scope, updated), secret);
+  return toEndpoint(updated, await logOf(scope, updated), secret);
 }
 
 /** Re-enables an endpoint: the failure streak restarts and held deliveries resume, oldest first. */
@@ -227,7 +263,7 @@ export async function enableWebhookEndpoint(deps: WebhookDeps, scope: Scope, id:
       updated_at: row.status === 'paused' ? now : row.updated_at,
     });
     if ((await releaseHeldDeliveries(tx, row.id, now)) > 0) await notifyDeliveryWorkers(tx.db);
-    return toEndpoint(updated, 0);
+    return toEndpoint(updated, await logOf(tx, updated));
   });
 }
 

@@ -1,9 +1,10 @@
 // Routes of a resource beyond list, detail, create, update and delete, declared as data like the
-// five: an action (POST /api/harvest/batches/:id/confirm, POST /api/iot/heartbeats) and a sub-list
-// (GET /api/iot/devices/:id/readings). Give them to resourceRoutes({routes}) or to routes(...).
+// five: an action (POST /api/harvest/batches/:id/confirm, POST /api/iot/heartbeats), a sub-list
+// (GET /api/iot/devices/:id/readings) and a report (GET /api/harvest/totals). Give them to
+// resourceRoutes({routes}) or to routes(...).
 import type { FastifyInstance } from 'fastify';
 import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox';
-import { authOf } from '../http/auth.js';
+import { authOf, requireOwner } from '../http/auth.js';
 import type { Language } from '../i18n.js';
 import { errorAnswers } from './answers.js';
 import type { RequestContext } from './context.js';
@@ -40,6 +41,8 @@ export interface ActionDefinition<Body extends TSchema, Params extends TObject> 
   answer: TSchema;
   /** The status of the answer (default 200), e.g. 202 for work queued. */
   status?: number;
+  /** Only owners may do it (staff: 403, before the body is parsed); 403 is documented with it. */
+  ownerOnly?: boolean;
   run(
     ctx: RequestContext,
     input: {
@@ -59,17 +62,20 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
 ): ResourceRoute {
   const hasId = def.path.includes('/:id');
   const params = def.params ?? (hasId ? IdParams(def.idDescription) : undefined);
+  const errors = def.ownerOnly ? [...new Set([...def.errors, 403])].sort((a, b) => a - b) : def.errors;
   return (app, deps) => {
     app.post(
       def.path,
       {
+        // onRequest, after the app's auth hook, as resourceRoutes' ownerOnlyWrites.
+        ...(def.ownerOnly ? { onRequest: requireOwner } : {}),
         schema: {
           tags: [def.tag],
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
           ...(params === undefined ? {} : { params }),
           ...(def.body === undefined ? {} : { body: def.body }),
-          response: { [def.status ?? 200]: def.answer, ...errorAnswers(...def.errors) },
+          response: { [def.status ?? 200]: def.answer, ...errorAnswers(...errors) },
         },
       },
       async (request, reply) => {
@@ -155,6 +161,36 @@ export function subList<Query extends TProperties, Params extends TObject = Defa
         setHeaders();
         return pageAnswer(request, reply, query, page);
       },
+    );
+  };
+}
+
+export interface ReportDefinition<Query extends TProperties>
+  extends Omit<RouteDocs<TObject>, 'params' | 'idDescription'> {
+  /** The full path, without a record id. */
+  path: string;
+  /** The report's query parameters; others are let through, as on lists. */
+  query: Query;
+  /** The schema of the answer. */
+  answer: TSchema;
+  run(ctx: RequestContext, query: Static<TObject<Query>>): Promise<unknown>;
+}
+
+/** GET an answer computed over many records (totals): its own query, no paging, no record id. */
+export function report<Query extends TProperties>(def: ReportDefinition<Query>): ResourceRoute {
+  return (app, deps) => {
+    app.get(
+      def.path,
+      {
+        schema: {
+          tags: [def.tag],
+          summary: def.summary,
+          ...(def.description === undefined ? {} : { description: def.description }),
+          querystring: Type.Object(def.query, { additionalProperties: true }),
+          response: { 200: def.answer, ...errorAnswers(...def.errors) },
+        },
+      },
+      async (request) => def.run(requestContext(request, deps), request.query as Static<TObject<Query>>),
     );
   };
 }
