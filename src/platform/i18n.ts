@@ -73,6 +73,8 @@ const en = {
     'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
   // Resources
   'users.self_change': 'You cannot delete your own account or remove your own owner role',
+  'diary.staff_own_tasks':
+    'Staff can only mark their own tasks done and change their description and end',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -146,6 +148,8 @@ const vi: Record<MessageKey, string> = {
     'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
   // Resources
   'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
+  'diary.staff_own_tasks':
+    'Nhân viên chỉ có thể đánh dấu hoàn thành và sửa mô tả, thời gian kết thúc của công việc được giao cho mình',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };

@@ -148,6 +148,9 @@ export const FIELDS = {
     'user',
     'sub_cates',
     'amount',
+    'done_at',
+    'done_by',
+    'overdue',
   ]),
   seasonList: sorted([...SEASON_COMMON, 'crop_code', 'crop_name']),
   seasonDetail: sorted([
