@@ -74,8 +74,9 @@ export async function createUser(deps: { clock: Clock }, scope: Scope, input: Ne
       lastname,
       picture: input.picture ?? null,
       role: input.role,
-      language: input.language ?? null,
-      email,
+      // Only when given: a user made without them writes the columns every schema version has.
+      ...(input.language ? { language: input.language } : {}),
+      ...(email === null ? {} : { email }),
     },
     deps.clock.now(),
   );
