@@ -41,17 +41,22 @@ export interface AlertSummaryRow {
   acknowledged_by: number | null;
 }
 
-/** Active alerts: those nobody acknowledged first, then the acknowledged ones; newest first in each. */
+/**
+ * Active alerts of live devices (a deleted device's alerts are nobody's to act on): those nobody
+ * acknowledged first, then the acknowledged ones; newest first in each.
+ */
 export async function activeAlerts(scope: Scope, limit: number): Promise<Part<AlertSummaryRow>> {
-  const active = selectScoped(scope, 'iot_alerts').where('iot_alerts.status', '=', 'active');
+  const active = selectScoped(scope, 'iot_alerts')
+    .innerJoin('iot_devices', (join) =>
+      join
+        .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
+        .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
+    )
+    .where('iot_alerts.status', '=', 'active')
+    .where('iot_devices.deleted_at', 'is', null);
   const page = (acknowledged: boolean, n: number) =>
     active
       .where('iot_alerts.acknowledged_at', acknowledged ? 'is not' : 'is', null)
-      .innerJoin('iot_devices', (join) =>
-        join
-          .onRef('iot_devices.tenant_id', '=', 'iot_alerts.tenant_id')
-          .onRef('iot_devices.id', '=', 'iot_alerts.device_id'),
-      )
       .select([
         'iot_alerts.id',
         'iot_alerts.device_id',

@@ -119,6 +119,16 @@ forEachDialect('today', (database) => {
       t.clock.advance(1000);
     }
     assert.equal(alertIds.length, 3);
+    // A deleted device's alerts are not shown.
+    ids.gone = await device('gone-1');
+    await owner.post('/api/iot/rules', {
+      json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: ids.gone },
+    });
+    const gone = await owner.post('/api/iot/readings', {
+      json: { readings: [{ device_code: 'gone-1', metric: 'temperature', value: 50 }] },
+    });
+    assert.equal(gone.body.data.results[0].alert_ids.length, 1);
+    assert.equal((await owner.delete(`/api/iot/devices/${ids.gone}`)).status, 200);
     [ids.alert1, ids.alert2, ids.alert3] = alertIds as [number, number, number];
     // The acknowledge and resolve routes are not part of this change: their columns are set here.
     await t.database.db
