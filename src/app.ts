@@ -16,6 +16,8 @@ import { iotRoutes } from './modules/iot/iot.routes.js';
 import { blockRoutes, farmRoutes, parcelRoutes, zoneRoutes } from './modules/places/places.routes.js';
 import { seasonRoutes } from './modules/seasons/season.routes.js';
 import { templateRoutes } from './modules/templates/template.routes.js';
+import { todayRoutes } from './modules/today/today.routes.js';
+import { accountRoutes } from './modules/users/account.routes.js';
 import { userRoutes } from './modules/users/user.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
@@ -111,9 +113,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(zoneRoutes, { deps: resources });
   await app.register(parcelRoutes, { deps: resources });
   await app.register(userRoutes, { deps: resources });
+  await app.register(accountRoutes, { deps: resources });
 
   await app.register(iotRoutes, { deps: resources });
   await app.register(harvestRoutes, { deps: resources });
+  await app.register(todayRoutes, { deps: resources });
 
   return app;
 }

@@ -51,6 +51,7 @@ const en = {
   'field.timestamp': 'must be a timestamp (YYYY-MM-DD HH:MM:SS or ISO 8601)',
   'field.too_deep': 'is nested too deeply (at most {limit} levels)',
   'field.not_null': 'must not be null',
+  'field.wrong_password': 'is not your current password',
   'field.text': 'must be text without NUL characters or unpaired surrogates',
   'field.page_too_large':
     'makes a page larger than {megabytes} MB; ask for at most {fits} records per page here',
@@ -73,6 +74,8 @@ const en = {
     'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
   // Resources
   'users.self_change': 'You cannot delete your own account or remove your own owner role',
+  'account.password_changed': 'Your password has been changed',
+  'diary.staff_own_tasks': 'Staff can only mark their own tasks done and change their description and end',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -124,6 +127,7 @@ const vi: Record<MessageKey, string> = {
   'field.timestamp': 'phải là thời điểm (YYYY-MM-DD HH:MM:SS hoặc ISO 8601)',
   'field.too_deep': 'lồng nhau quá sâu (tối đa {limit} cấp)',
   'field.not_null': 'không được là null',
+  'field.wrong_password': 'không đúng mật khẩu hiện tại',
   'field.text': 'phải là văn bản không chứa ký tự NUL hay nửa cặp surrogate',
   'field.page_too_large':
     'làm một trang lớn hơn {megabytes} MB; hãy lấy tối đa {fits} bản ghi mỗi trang ở đây',
@@ -146,6 +150,9 @@ const vi: Record<MessageKey, string> = {
     'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
   // Resources
   'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
+  'account.password_changed': 'Mật khẩu của bạn đã được thay đổi',
+  'diary.staff_own_tasks':
+    'Nhân viên chỉ có thể đánh dấu hoàn thành và sửa mô tả, thời gian kết thúc của công việc được giao cho mình',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };

@@ -148,6 +148,9 @@ export const FIELDS = {
     'user',
     'sub_cates',
     'amount',
+    'done_at',
+    'done_by',
+    'overdue',
   ]),
   seasonList: sorted([...SEASON_COMMON, 'crop_code', 'crop_name']),
   seasonDetail: sorted([
@@ -196,6 +199,6 @@ export const FIELDS = {
   parcel: sorted(['id', 'name', 'code', 'farm_id', 'block_id', 'zone_id', 'area']),
   diaryCategory: sorted(['id', 'name']),
   subcategory: sorted(['id', 'name', 'category_task_id']),
-  user: sorted(['id', 'name', 'firstname', 'lastname', 'picture', 'username', 'role']),
+  user: sorted(['id', 'name', 'firstname', 'lastname', 'picture', 'username', 'role', 'language', 'email']),
   taskUser: sorted(['id', 'name', 'firstname', 'lastname', 'picture']),
 };

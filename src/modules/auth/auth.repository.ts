@@ -104,13 +104,19 @@ export async function revokeAccessToken(scope: Scope, tokenId: number, now: numb
   authChanged(scope.db);
 }
 
-/** Ends every session of a user (after a password change). */
-export async function revokeUserTokens(scope: Scope, userId: number, now: number): Promise<void> {
-  await updateScoped(scope, 'access_tokens')
+/** Ends every session of a user (after a password change), except the one `keepTokenId` names. */
+export async function revokeUserTokens(
+  scope: Scope,
+  userId: number,
+  now: number,
+  keepTokenId?: number,
+): Promise<void> {
+  let revoke = updateScoped(scope, 'access_tokens')
     .set({ revoked_at: now })
     .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .execute();
+    .where('revoked_at', 'is', null);
+  if (keepTokenId !== undefined) revoke = revoke.where('id', '<>', keepTokenId);
+  await revoke.execute();
   authChanged(scope.db);
 }
 

@@ -75,6 +75,11 @@ export const Task = Type.Object({
     }),
   ),
   amount: Type.Union([Type.Integer(), Type.Null()]),
+  done_at: Type.Union([Type.String(), Type.Null()], {
+    description: 'Extension: when the task was marked done, YYYY-MM-DD HH:MM:SS (UTC); null until done',
+  }),
+  done_by: NullableId('Extension: the user who marked the task done; null until done'),
+  overdue: Type.Boolean({ description: 'Extension: its end has passed and it is not done' }),
 });
 
 /** An id, or (assigned_to[]) an array holding one id. */
@@ -112,7 +117,19 @@ const TaskFields = {
   assigned_to: Type.Optional(RefOrListOfOne('Assigned staff member (user id)')),
   sub_cates: Type.Optional(SubCatesInput),
   amount: Type.Optional(NullableInteger({ minimum: 0 })),
+  done: Type.Optional(
+    Type.Boolean({
+      description:
+        'Extension: true marks the task done (done_at now, done_by the acting user; a done task keeps ' +
+        'them), false clears both',
+    }),
+  ),
 };
+
+/** What staff may send when they change a task assigned to them; any other field is a 403. */
+export const STAFF_TASK_FIELDS: ReadonlySet<string> = new Set(['done', 'description', 'end']);
+/** Every field a task update reads (unknown fields are ignored, so staff may send those). */
+export const TASK_UPDATE_FIELDS: ReadonlySet<string> = new Set(['name', ...Object.keys(TaskFields)]);
 
 export const TaskCreate = Type.Object(
   { name: Name('Required'), ...TaskFields },
@@ -128,5 +145,15 @@ export const TaskQuery = Type.Object({
   from_date: Type.Optional(DateFilter('Tasks that end (or start) at or after this time')),
   to_date: Type.Optional(
     DateFilter('Tasks that start at or before this time (a date includes its whole day)'),
+  ),
+  done: Type.Optional(
+    Type.Boolean({ description: 'Extension: true: only done tasks; false: only open ones' }),
+  ),
+  season_id: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only this season' })),
+  assigned_to: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only tasks assigned to this user' }),
+  ),
+  category_task_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only this task category (stage)' }),
   ),
 });

@@ -1,8 +1,8 @@
 import type { Static } from 'typebox';
 import { formatTimestamp, parseTimestamp } from '../../platform/dates.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
-import type { FieldError } from '../../platform/errors.js';
-import type { RequestContext } from '../../platform/resource/context.js';
+import { type FieldError, forbidden, notFound } from '../../platform/errors.js';
+import type { PageQuery, RequestContext } from '../../platform/resource/context.js';
 import {
   dateRange,
   definedOnly,
@@ -14,13 +14,15 @@ import {
 } from '../../platform/resource/input.js';
 import { type RequestColumns, type Row, recordService } from '../../platform/resource/record-service.js';
 import { findTaskSubcategories, overlapsRange, replaceTaskSubcategories } from './diary.repository.js';
-import type {
-  DiaryCategoryInput,
-  DiarySubcategoryInput,
-  DiarySubcategoryQuery,
-  TaskCreate,
-  TaskQuery,
-  TaskUpdate,
+import {
+  type DiaryCategoryInput,
+  type DiarySubcategoryInput,
+  type DiarySubcategoryQuery,
+  STAFF_TASK_FIELDS,
+  TASK_UPDATE_FIELDS,
+  type TaskCreate,
+  type TaskQuery,
+  type TaskUpdate,
 } from './diary.schemas.js';
 
 export const diaryCategoryService = recordService<
@@ -102,6 +104,7 @@ async function presentTasks(ctx: RequestContext, rows: Row<'diary_tasks'>[]) {
     const row = id === null ? undefined : users.get(id);
     return row ? presentUser(row) : null;
   };
+  const now = ctx.clock.now();
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
@@ -126,7 +129,15 @@ async function presentTasks(ctx: RequestContext, rows: Row<'diary_tasks'>[]) {
         pivot: { production_daily_id: row.id, sub_cate_id: s.sub_cate_id },
       })),
     amount: row.amount === null ? null : Number(row.amount),
+    done_at: formatTimestamp(row.done_at === null ? null : Number(row.done_at)),
+    done_by: row.done_by,
+    overdue: isOverdue(row, now),
   }));
+}
+
+/** A task is overdue when its end has passed and it is not done; a task without an end never is. */
+export function isOverdue(row: { end_at: number | null; done_at: number | null }, now: number): boolean {
+  return row.done_at === null && row.end_at !== null && Number(row.end_at) < now;
 }
 
 const subCateIds = (input: TaskInput): number[] | undefined =>
@@ -134,7 +145,11 @@ const subCateIds = (input: TaskInput): number[] | undefined =>
     ? undefined
     : [...new Set(input.sub_cates.map((s) => (typeof s === 'number' ? s : s.id)))];
 
-function taskColumns(input: TaskInput, errors: FieldError[]): RequestColumns<'diary_tasks'> {
+function taskColumns(
+  input: TaskInput,
+  errors: FieldError[],
+  ctx: RequestContext,
+): RequestColumns<'diary_tasks'> {
   const timestamp = (field: 'start' | 'end') => {
     const value = input[field];
     if (value === undefined || value === null) return value;
@@ -155,6 +170,8 @@ function taskColumns(input: TaskInput, errors: FieldError[]): RequestColumns<'di
     category_task_id: refOrNull(input.category_task_id),
     assigned_to: refOrNull(assigned),
     amount: input.amount,
+    done_at: optional(input.done, (done) => (done ? ctx.clock.now() : null)),
+    done_by: optional(input.done, (done) => (done ? ctx.user.id : null)),
   } satisfies RequestColumns<'diary_tasks'>);
   if (columns.start_at === null) errors.push({ field: 'start', message: 'field.required' });
   const { start_at: start, end_at: end } = columns;
@@ -169,10 +186,17 @@ function taskFilters(ctx: RequestContext, query: Static<typeof TaskQuery>): Filt
   const filters: Filter<'diary_tasks'>[] = [...terms, ...Object.values(byKey)].map((term) =>
     containsText(ctx.scope, 'diary_tasks', ['name'], term),
   );
+  if (query.done !== undefined) {
+    filters.push((eb) => eb('diary_tasks.done_at', query.done ? 'is not' : 'is', null));
+  }
+  for (const column of ['season_id', 'assigned_to', 'category_task_id'] as const) {
+    const id = query[column];
+    if (id !== undefined) filters.push((eb) => eb(`diary_tasks.${column}`, '=', id));
+  }
   return [...filters, ...overlapsRange(ctx.scope, dateRange(query))];
 }
 
-export const taskService = recordService<
+const tasks = recordService<
   'diary_tasks',
   Static<typeof TaskCreate>,
   Static<typeof TaskUpdate>,
@@ -180,7 +204,7 @@ export const taskService = recordService<
 >({
   table: 'diary_tasks',
   present: presentTasks,
-  toColumns: (input, errors) => taskColumns(input, errors),
+  toColumns: taskColumns,
   // An update that sends one side of the range is compared with the stored other side.
   check: async (ctx, c, errors, id) => {
     if (id === undefined || (c.start_at === undefined) === (c.end_at === undefined)) return;
@@ -204,3 +228,38 @@ export const taskService = recordService<
   },
   filters: taskFilters,
 });
+
+/**
+ * Tasks as the record service keeps them, with who may change what: owners change any task; staff
+ * change only tasks assigned to them, and only `done`, `description` and `end` (any other field
+ * they send is a 403, as is deleting). Marking a done task done again keeps who did it and when.
+ */
+export const taskService = {
+  list: (ctx: RequestContext, query: PageQuery & Static<typeof TaskQuery>) => tasks.list(ctx, query),
+  get: tasks.get,
+  create: tasks.create,
+
+  async update(ctx: RequestContext, id: number, input: Static<typeof TaskUpdate>): Promise<unknown> {
+    const stored = await findLive(ctx.scope, 'diary_tasks', id);
+    if (!stored) throw notFound();
+    if (ctx.user.role !== 'owner') {
+      const sent = Object.keys(input).filter((field) => TASK_UPDATE_FIELDS.has(field));
+      if (stored.assigned_to !== ctx.user.id || sent.some((field) => !STAFF_TASK_FIELDS.has(field))) {
+        throw forbidden('diary.staff_own_tasks');
+      }
+    }
+    if (input.done === true && stored.done_at !== null) {
+      const { done: _kept, ...rest } = input;
+      return tasks.update(ctx, id, rest);
+    }
+    return tasks.update(ctx, id, input);
+  },
+
+  async remove(ctx: RequestContext, id: number): Promise<void> {
+    if (ctx.user.role !== 'owner') {
+      if (!(await findLive(ctx.scope, 'diary_tasks', id))) throw notFound();
+      throw forbidden('diary.staff_own_tasks');
+    }
+    return tasks.remove(ctx, id);
+  },
+};

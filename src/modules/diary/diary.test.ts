@@ -192,4 +192,122 @@ forEachDialect('production diary', (database) => {
     const missing = await owner.post('/api/diary/subcategories', { json: { name: 'x' } });
     assert.deepEqual(invalidFields(missing.body), ['category_task_id']);
   });
+
+  it('marks a task done and open again: done_at from the clock, done_by the acting user; overdue until done', async () => {
+    t.clock.set(Date.UTC(2026, 7, 10, 12, 0, 0));
+    const [task] = (
+      await owner.post('/api/diary/production', {
+        json: {
+          name: 'Weed',
+          start: '2026-08-09 08:00:00',
+          end: '2026-08-09 10:00:00',
+          assigned_to: staffId,
+        },
+      })
+    ).body;
+    assert.equal(task.done_at, null);
+    assert.equal(task.done_by, null);
+    assert.equal(task.overdue, true);
+    t.clock.set(Date.UTC(2026, 7, 10, 13, 0, 0));
+    const done = await staff.put(`/api/diary/production/${task.id}`, {
+      json: { done: true },
+      headers: { prefer: 'return=representation' },
+    });
+    assert.equal(done.status, 200, done.text);
+    assert.equal(done.body[0].done_at, '2026-08-10 13:00:00');
+    assert.equal(done.body[0].done_by, staffId);
+    assert.equal(done.body[0].overdue, false);
+    // Done again (by someone else, later): who did it and when stay.
+    t.clock.set(Date.UTC(2026, 7, 11, 9, 0, 0));
+    const again = await owner.put(`/api/diary/production/${task.id}`, {
+      json: { done: 'true', name: 'Weed rows' },
+      headers: { prefer: 'return=representation' },
+    });
+    assert.equal(again.body[0].done_at, '2026-08-10 13:00:00');
+    assert.equal(again.body[0].done_by, staffId);
+    assert.equal(again.body[0].name, 'Weed rows');
+    const reopened = await owner.put(`/api/diary/production/${task.id}`, {
+      json: { done: false },
+      headers: { prefer: 'return=representation' },
+    });
+    assert.equal(reopened.body[0].done_at, null);
+    assert.equal(reopened.body[0].done_by, null);
+    assert.equal(reopened.body[0].overdue, true);
+    const bad = await owner.put(`/api/diary/production/${task.id}`, { json: { done: 'maybe' } });
+    assert.equal(bad.status, 422);
+    assert.deepEqual(invalidFields(bad.body), ['done']);
+    const created = await owner.post('/api/diary/production', { json: { name: 'Done already', done: true } });
+    assert.equal(created.body[0].done_by, farm.owner.id);
+    assert.equal(created.body[0].done_at, '2026-08-11 09:00:00');
+  });
+
+  it('staff change only tasks assigned to them, and only done, description and end; owners change anything', async () => {
+    const make = async (assigned: number | null) =>
+      (await owner.post('/api/diary/production', { json: { name: 'Mulch', assigned_to: assigned } })).body[0]
+        .id as number;
+    const own = await make(staffId);
+    const others = await make(farm.owner.id);
+    const unassigned = await make(null);
+    const edit = await staff.put(`/api/diary/production/${own}`, {
+      json: { description: 'Straw', end: '2030-01-01 00:00:00', done: true, unknown_field: 1 },
+      headers: { prefer: 'return=representation' },
+    });
+    assert.equal(edit.status, 200, edit.text);
+    assert.equal(edit.body[0].description, 'Straw');
+    assert.equal(edit.body[0].end, '2030-01-01 00:00:00');
+    for (const json of [
+      { name: 'Renamed' },
+      { assigned_to: farm.owner.id },
+      { description: 'x', season_id: g.season },
+    ]) {
+      const res = await staff.put(`/api/diary/production/${own}`, { json });
+      assert.equal(res.status, 403, JSON.stringify(json));
+      assert.equal(res.body[0].meta.status_code, 403);
+      assert.deepEqual(res.body[0].data, []);
+    }
+    for (const id of [others, unassigned]) {
+      assert.equal((await staff.put(`/api/diary/production/${id}`, { json: { done: true } })).status, 403);
+    }
+    assert.equal((await staff.delete(`/api/diary/production/${own}`)).status, 403);
+    assert.equal((await staff.put('/api/diary/production/999999', { json: { done: true } })).status, 404);
+    const [stored] = (await owner.get(`/api/diary/production/${own}`)).body;
+    assert.equal(stored.name, 'Mulch');
+    assert.equal(stored.assigned_to, staffId);
+    const byOwner = await owner.put(`/api/diary/production/${others}`, {
+      json: { name: 'Mulch beds', assigned_to: staffId, done: true },
+      headers: { prefer: 'return=representation' },
+    });
+    assert.equal(byOwner.status, 200);
+    assert.equal(byOwner.body[0].done_by, farm.owner.id);
+    assert.equal((await owner.delete(`/api/diary/production/${unassigned}`)).status, 200);
+  });
+
+  it("lists by done, season_id, assigned_to and category_task_id; never another tenant's tasks", async () => {
+    const other = await makeTenant(t.database.db);
+    const otherOwner = client(t.url, await loginToken(t.url, other.code, other.owner));
+    await otherOwner.post('/api/diary/production', { json: { name: 'Filter probe', done: true } });
+    const made = async (json: object) =>
+      (await owner.post('/api/diary/production', { json: { name: 'Filter probe', ...json } })).body[0]
+        .id as number;
+    const a = await made({ season_id: g.season, done: true });
+    const b = await made({ assigned_to: staffId, category_task_id: g.diaryCategory });
+    const c = await made({});
+    const ids = async (query: string) =>
+      (
+        (await owner.get(`/api/diary/production?strSearch[]=filter probe&pageLimit=100&${query}`)).body as {
+          id: number;
+        }[]
+      )
+        .map((r) => r.id)
+        .sort((x, y) => x - y);
+    assert.deepEqual(await ids(''), [a, b, c]);
+    assert.deepEqual(await ids('done=true'), [a]);
+    assert.deepEqual(await ids('done=false'), [b, c]);
+    assert.deepEqual(await ids(`season_id=${g.season}`), [a]);
+    assert.deepEqual(await ids(`assigned_to=${staffId}`), [b]);
+    assert.deepEqual(await ids(`category_task_id=${g.diaryCategory}&done=false`), [b]);
+    const bad = await owner.get('/api/diary/production?done=perhaps&season_id=x');
+    assert.equal(bad.status, 422);
+    assert.deepEqual(invalidFields(bad.body), ['done', 'season_id']);
+  });
 });

@@ -15,6 +15,15 @@ export interface UserInsert {
   lastname: string;
   picture: string | null;
   role: 'owner' | 'staff';
+  language?: 'en' | 'vi' | null;
+  email?: string | null;
+}
+
+/** A unique violation on users names the field it is about: the e-mail or the username. */
+function takenField(err: unknown): AppError {
+  const { constraint, message } = err as { constraint?: unknown; message?: unknown };
+  const field = `${String(constraint)} ${String(message)}`.includes('email') ? 'email' : 'username';
+  return new AppError('http.validation_failed', 422, {}, [{ field, message: 'field.taken' }]);
 }
 
 export async function insertUser(scope: Scope, user: UserInsert, now: number): Promise<UserRow> {
@@ -23,9 +32,7 @@ export async function insertUser(scope: Scope, user: UserInsert, now: number): P
       .returningAll()
       .executeTakeFirstOrThrow();
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new AppError('http.validation_failed', 422, {}, [{ field: 'username', message: 'field.taken' }]);
-    }
+    if (isUniqueViolation(err)) throw takenField(err);
     throw err;
   }
 }
@@ -40,7 +47,7 @@ export async function findUserById(scope: Scope, id: number): Promise<UserRow | 
 
 export type UserChanges = Partial<Omit<UserInsert, never>>;
 
-/** Changes a live user; false when there is none. A taken username is a 422 naming the field. */
+/** Changes a live user; false when there is none. A taken username or e-mail is a 422 naming the field. */
 export async function updateUserRow(
   scope: Scope,
   id: number,
@@ -56,9 +63,7 @@ export async function updateUserRow(
     authChanged(scope.db);
     return Number(result.numUpdatedRows) > 0;
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw new AppError('http.validation_failed', 422, {}, [{ field: 'username', message: 'field.taken' }]);
-    }
+    if (isUniqueViolation(err)) throw takenField(err);
     throw err;
   }
 }

@@ -4,6 +4,16 @@ import { NullableText, Text } from '../../platform/resource/fields.js';
 
 const Role = Type.Union([Type.Literal('owner'), Type.Literal('staff')]);
 
+/** A user's language: null follows the app's default (English, or what the browser asks for). */
+export const UserLanguage = Type.Union([Type.Literal('en'), Type.Literal('vi'), Type.Null()], {
+  description: "'en' or 'vi'; null: the app's default",
+});
+/** An e-mail address (spaces around it are dropped), or empty or null for none. */
+export const UserEmail = Type.Union(
+  [Type.String({ maxLength: 254, pattern: '^\\s*([^\\s@]+@[^\\s@.]+(\\.[^\\s@.]+)+)?\\s*$' }), Type.Null()],
+  { description: 'E-mail address, unique in the tenant (whatever its case); empty or null: none' },
+);
+
 export const User = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
@@ -12,6 +22,10 @@ export const User = Type.Object({
   picture: Type.Union([Type.String(), Type.Null()], { description: 'URL' }),
   username: Type.String(),
   role: Role,
+  language: UserLanguage,
+  email: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: "In owners' answers only; null: none" }),
+  ),
 });
 
 const Fields = {
@@ -19,6 +33,8 @@ const Fields = {
   firstname: Type.Optional(Text()),
   lastname: Type.Optional(Text()),
   picture: Type.Optional(NullableText(2048, 'URL')),
+  language: Type.Optional(UserLanguage),
+  email: Type.Optional(UserEmail),
 };
 
 export const UserCreate = Type.Object(

@@ -19,6 +19,8 @@ import type { User, UserCreate, UserUpdate } from './user.schemas.js';
 
 export const USERNAME_PATTERN = /^[a-z0-9][a-z0-9._@-]{0,99}$/;
 export const MIN_PASSWORD_LENGTH = 8;
+/** A sane e-mail address: one @, no spaces, a dot in the domain with no empty label. */
+export const EMAIL_PATTERN = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
 export interface NewUser {
   username: string;
@@ -28,19 +30,33 @@ export interface NewUser {
   lastname?: string;
   picture?: string | null;
   role: 'owner' | 'staff';
+  language?: 'en' | 'vi' | null;
+  email?: string | null;
+}
+
+/** The stored form of an e-mail field: trimmed, empty as null; a bad address goes to errors. */
+export function checkEmail(value: string | null, errors: FieldError[], field = 'email'): string | null {
+  const email = value?.trim() ?? '';
+  if (email === '') return null;
+  if (email.length > 254 || !EMAIL_PATTERN.test(email)) {
+    errors.push({ field, message: 'field.format', params: { format: 'e-mail address' } });
+  }
+  return email;
+}
+
+/** The password policy of every password a user is given; a short one goes to errors. */
+export function checkPassword(password: string, errors: FieldError[], field = 'password'): void {
+  if (password.length < MIN_PASSWORD_LENGTH) {
+    errors.push({ field, message: 'field.minimum', params: { limit: `${MIN_PASSWORD_LENGTH} characters` } });
+  }
 }
 
 export async function createUser(deps: { clock: Clock }, scope: Scope, input: NewUser): Promise<UserRow> {
   const username = normalizeUsername(input.username);
   const errors: FieldError[] = [];
   if (!USERNAME_PATTERN.test(username)) errors.push({ field: 'username', message: 'field.pattern' });
-  if (input.password.length < MIN_PASSWORD_LENGTH) {
-    errors.push({
-      field: 'password',
-      message: 'field.minimum',
-      params: { limit: `${MIN_PASSWORD_LENGTH} characters` },
-    });
-  }
+  checkPassword(input.password, errors);
+  const email = input.email === undefined ? null : checkEmail(input.email, errors);
   if (input.role !== 'owner' && input.role !== 'staff') {
     errors.push({ field: 'role', message: 'field.enum', params: { values: 'owner, staff' } });
   }
@@ -58,6 +74,9 @@ export async function createUser(deps: { clock: Clock }, scope: Scope, input: Ne
       lastname,
       picture: input.picture ?? null,
       role: input.role,
+      // Only when given: a user made without them writes the columns every schema version has.
+      ...(input.language ? { language: input.language } : {}),
+      ...(email === null ? {} : { email }),
     },
     deps.clock.now(),
   );
@@ -72,13 +91,8 @@ export async function prepareUserChanges(input: Partial<NewUser>): Promise<UserC
     if (!USERNAME_PATTERN.test(changes.username))
       errors.push({ field: 'username', message: 'field.pattern' });
   }
-  if (input.password !== undefined && input.password.length < MIN_PASSWORD_LENGTH) {
-    errors.push({
-      field: 'password',
-      message: 'field.minimum',
-      params: { limit: `${MIN_PASSWORD_LENGTH} characters` },
-    });
-  }
+  if (input.password !== undefined) checkPassword(input.password, errors);
+  if (input.email !== undefined) changes.email = checkEmail(input.email, errors);
   if (errors.length > 0) throw validationFailed(errors);
   if (input.password !== undefined) changes.password_hash = await hashPassword(input.password);
   if (input.role !== undefined) changes.role = input.role;
@@ -86,11 +100,13 @@ export async function prepareUserChanges(input: Partial<NewUser>): Promise<UserC
   if (input.firstname !== undefined) changes.firstname = input.firstname.trim();
   if (input.lastname !== undefined) changes.lastname = input.lastname.trim();
   if (input.picture !== undefined) changes.picture = input.picture;
+  if (input.language !== undefined) changes.language = input.language;
   return changes;
 }
 
 // The users resource (/api/users): list and read for everyone in the tenant, changes by owners.
-const presentUser = (row: UserRow): Static<typeof User> => ({
+// E-mail addresses are the owners' to see: staff's answers leave the field out.
+const presentUser = (ctx: RequestContext, row: UserRow): Static<typeof User> => ({
   id: row.id,
   name: row.name,
   firstname: row.firstname,
@@ -98,23 +114,25 @@ const presentUser = (row: UserRow): Static<typeof User> => ({
   picture: row.picture,
   username: row.username,
   role: row.role,
+  language: row.language,
+  ...(ctx.user.role === 'owner' ? { email: row.email } : {}),
 });
 
 export async function getUser(ctx: RequestContext, id: number) {
   const row = await findUserById(ctx.scope, id);
   if (!row) throw notFound();
-  return presentUser(row);
+  return presentUser(ctx, row);
 }
 
 export const userResourceService = {
   async list(ctx: RequestContext, query: PageQuery) {
     const { rows, total, hasNext } = await listLive(ctx.scope, 'users', query);
-    return { items: rows.map(presentUser), total, hasNext };
+    return { items: rows.map((row) => presentUser(ctx, row)), total, hasNext };
   },
   get: getUser,
   async create(ctx: RequestContext, input: Static<typeof UserCreate>) {
     const row = await createUser(ctx, ctx.scope, { ...input, role: input.role ?? 'staff' });
-    return presentUser(row);
+    return presentUser(ctx, row);
   },
   async update(ctx: RequestContext, id: number, input: Static<typeof UserUpdate>) {
     // An owner cannot demote themself: a tenant must keep an owner who can manage it.

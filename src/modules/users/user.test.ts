@@ -32,7 +32,9 @@ forEachDialect('users resource', (database) => {
     const list = await staff.get('/api/users');
     assert.equal(list.status, 200);
     assert.equal(list.body.length, 2);
-    for (const user of list.body) assert.deepEqual(keys(user), FIELDS.user);
+    // Staff see no e-mail addresses; owners do.
+    const staffFields = FIELDS.user.filter((field) => field !== 'email');
+    for (const user of list.body) assert.deepEqual(keys(user), staffFields);
     assert.doesNotMatch(list.text, /argon2|password/);
     const one = await staff.get(`/api/users/${tenant.owner.id}`);
     assert.equal(one.body[0].role, 'owner');
@@ -62,6 +64,8 @@ forEachDialect('users resource', (database) => {
       picture: null,
       username: 'lan.nguyen',
       role: 'staff',
+      language: null,
+      email: null,
     });
     const oldToken = await loginToken(t.url, tenant.code, {
       username: 'lan.nguyen',
@@ -99,5 +103,46 @@ forEachDialect('users resource', (database) => {
     assert.equal(demote.status, 409);
     assertErrorShape(demote.body, 409);
     assert.equal((await owner.delete(`/api/users/${tenant.owner.id}`)).status, 409);
+  });
+
+  it('owners set language and e-mail (unique in the tenant whatever its case, format checked); staff do not see e-mails', async () => {
+    const created = await owner.post('/api/users', {
+      json: { username: 'mai', password: 'long-enough', language: 'vi', email: ' Mai@Farm.example ' },
+    });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body[0].language, 'vi');
+    assert.equal(created.body[0].email, 'Mai@Farm.example');
+    const seenByStaff = (await staff.get(`/api/users/${created.body[0].id}`)).body[0];
+    assert.equal(seenByStaff.language, 'vi');
+    assert.equal('email' in seenByStaff, false);
+    const taken = await owner.post('/api/users', {
+      json: { username: 'mai2', password: 'long-enough', email: 'mai@farm.EXAMPLE' },
+    });
+    assert.deepEqual(invalidFields(taken.body), ['email']);
+    const bad = await owner.post('/api/users', {
+      json: { username: 'mai3', password: 'long-enough', email: 'not an address', language: 'fr' },
+    });
+    assert.deepEqual(invalidFields(bad.body), ['email', 'language']);
+    const badEmail = await owner.post('/api/users', {
+      json: { username: 'mai3', password: 'long-enough', email: 'mai@farm' },
+    });
+    assert.deepEqual(invalidFields(badEmail.body), ['email']);
+    const cleared = await owner.put(`/api/users/${created.body[0].id}`, {
+      json: { email: null, language: null },
+      headers: { prefer: 'return=representation' },
+    });
+    assert.equal(cleared.body[0].email, null);
+    assert.equal(cleared.body[0].language, null);
+    // Another tenant may use the same address.
+    const other = await makeTenant(t.database.db);
+    const otherOwner = client(t.url, await loginToken(t.url, other.code, other.owner));
+    const elsewhere = await otherOwner.post('/api/users', {
+      json: { username: 'mai', password: 'long-enough', email: 'mai@farm.example' },
+    });
+    assert.equal(elsewhere.status, 201);
+    const again = await owner.post('/api/users', {
+      json: { username: 'mai4', password: 'long-enough', email: 'MAI@farm.example' },
+    });
+    assert.equal(again.status, 201, 'the cleared address is free again');
   });
 });
