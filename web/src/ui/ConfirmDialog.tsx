@@ -1,7 +1,8 @@
 // A modal confirmation on the native <dialog>: focus stays inside, Escape cancels, and the
-// focus returns to the button that opened it.
+// focus returns to the button that opened it. While the action runs its buttons say so
+// (aria-disabled) without being disabled, so the focus never falls out of the dialog.
 import { type ReactNode, useEffect, useId, useRef } from 'react';
-import { useI18n } from '../i18n';
+import { useI18n } from '../app/i18n';
 
 interface ConfirmDialogProps {
   title: string;
@@ -57,10 +58,21 @@ export function ConfirmDialog({
         {children}
       </div>
       <div className="dialog-actions">
-        <button type="button" className="button secondary" ref={cancelRef} onClick={onCancel} disabled={busy}>
+        <button
+          type="button"
+          className="button secondary"
+          ref={cancelRef}
+          onClick={() => !busy && onCancel()}
+          aria-disabled={busy || undefined}
+        >
           {t('dialog.cancel')}
         </button>
-        <button type="button" className={`button ${tone}`} onClick={onConfirm} disabled={busy}>
+        <button
+          type="button"
+          className={`button ${tone}`}
+          onClick={() => !busy && onConfirm()}
+          aria-disabled={busy || undefined}
+        >
           {confirmLabel}
         </button>
       </div>
