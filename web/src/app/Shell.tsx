@@ -83,7 +83,7 @@ function Header() {
 
 function Navigation({ current }: { current: Section | undefined }) {
   const { t, language } = useI18n();
-  const { session } = useSessionState();
+  const { session, signOut } = useSessionState();
   const [moreOpen, setMoreOpen] = useState(false);
   const moreButton = useRef<HTMLButtonElement>(null);
   const pathname = useRouterState({ select: (state) => state.location.pathname });
@@ -146,6 +146,10 @@ function Navigation({ current }: { current: Section | undefined }) {
           {t('nav.signed_in_as', { name: session.user.name || session.user.username })} ·{' '}
           {t(session.user.role === 'owner' ? 'role.owner' : 'role.staff')}
         </p>
+        {/* On phones signing out is here; wide screens have it in the header. */}
+        <button type="button" className="button secondary more-sign-out" onClick={() => void signOut()}>
+          {t('header.sign_out')}
+        </button>
       </div>
     </nav>
   );

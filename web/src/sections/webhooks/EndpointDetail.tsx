@@ -16,6 +16,7 @@ import {
   useDeleteEndpoint,
   useEnable,
   useEndpoint,
+  useForgetEndpoint,
   useRedeliver,
   useRotateSecret,
   useSendTest,
@@ -35,7 +36,6 @@ export default function EndpointDetail() {
   const pausedReason = usePausedReason();
   const { revealed: anyRevealed, reveal } = useRevealedSecret();
   const revealed = anyRevealed?.endpointId === id ? anyRevealed : null;
-  const { endpoint, deliveries } = useEndpoint(id);
   const [pending, setPending] = useState<Pending>(null);
   const sendTestButton = useRef<HTMLButtonElement>(null);
 
@@ -44,6 +44,8 @@ export default function EndpointDetail() {
   const rotate = useRotateSecret();
   const enable = useEnable();
   const remove = useDeleteEndpoint();
+  const forget = useForgetEndpoint();
+  const { endpoint, deliveries } = useEndpoint(id, { active: remove.isIdle || remove.isError });
   const busy =
     sendTest.isPending || redeliver.isPending || rotate.isPending || enable.isPending || remove.isPending;
 
@@ -102,7 +104,7 @@ export default function EndpointDetail() {
       onSuccess: () => {
         reveal(null);
         announce(t('webhooks.deleted', { url }));
-        void navigate({ to: '/webhooks' });
+        void navigate({ to: '/webhooks' }).then(() => forget(id));
       },
       onError: failed,
     });

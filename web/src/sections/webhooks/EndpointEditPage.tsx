@@ -12,7 +12,7 @@ export default function EndpointEditPage() {
   const { t } = useI18n();
   const announce = useAnnounce();
   const navigate = useNavigate();
-  const { endpoint } = useEndpoint(id);
+  const { endpoint } = useEndpoint(id, { withDeliveries: false });
   if (!endpoint.data) {
     return (
       <section className="page narrow">

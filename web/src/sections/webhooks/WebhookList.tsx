@@ -1,5 +1,5 @@
 // The Webhooks page: every endpoint with its events, status and last delivery. The list looks
-// again every 15 seconds while it is open.
+// again every 10 seconds while it is open.
 import { Link } from '@tanstack/react-router';
 import { useI18n } from '../../app/i18n';
 import { formatTime } from '../../ui/format';

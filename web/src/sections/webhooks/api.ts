@@ -29,7 +29,7 @@ export const EVENT_KINDS = ['iot.alert.raised', 'iot.device.offline', 'harvest.b
 export const ALL_EVENTS = '*';
 
 /** How often the list looks again while it is open. */
-const LIST_POLL_MS = 15_000;
+const LIST_POLL_MS = 10_000;
 /** The log: quickly while something is about to happen, slowly otherwise. */
 const FAST_POLL_MS = 2_000;
 const SLOW_POLL_MS = 5_000;
@@ -89,17 +89,20 @@ function pollDelay(deliveries: Delivery[] | undefined, now = Date.now()): number
   return SLOW_POLL_MS;
 }
 
-export function useEndpoint(id: string) {
+/** An endpoint and its delivery log, polled; `active: false` stops asking (e.g. while it is deleted). */
+export function useEndpoint(id: string, { active = true, withDeliveries = true } = {}) {
   const { api } = useSession();
   const deliveries = useQuery({
     queryKey: keys.deliveries(id),
     queryFn: () => listDeliveries(api, id),
+    enabled: active && withDeliveries,
     refetchInterval: (query) => (query.state.error ? false : pollDelay(query.state.data)),
   });
   const endpoint = useQuery({
     queryKey: keys.endpoint(id),
     queryFn: async () => one<Endpoint>(await unwrap(api.GET('/api/webhooks/{id}', at(id)))),
-    refetchInterval: (query) => (query.state.error ? false : pollDelay(deliveries.data)),
+    enabled: active,
+    refetchInterval: (query) => (query.state.error || !withDeliveries ? false : pollDelay(deliveries.data)),
   });
   return { endpoint, deliveries };
 }
@@ -137,15 +140,20 @@ export const useRotateSecret = () =>
 export const useEnable = () =>
   useEndpointAction((api, id: string) => unwrap(api.POST('/api/webhooks/{id}/enable', at(id))));
 
+/** Forgets a removed endpoint's data, once its page is closed. */
+export function useForgetEndpoint() {
+  const client = useQueryClient();
+  return (id: string) => client.removeQueries({ queryKey: keys.endpoint(id) });
+}
+
 export function useDeleteEndpoint() {
   const { api } = useSession();
   const client = useQueryClient();
   return useMutation({
     mutationFn: (id: string) => unwrap(api.DELETE('/api/webhooks/{id}', at(id))),
-    onSuccess: (_answer, id) => {
-      client.removeQueries({ queryKey: keys.endpoint(id) });
-      return client.invalidateQueries({ queryKey: keys.list });
-    },
+    // Its page stops asking first (it may be polling), so no call goes to the removed endpoint.
+    onMutate: (id: string) => client.cancelQueries({ queryKey: keys.endpoint(id) }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.list }),
   });
 }
 
