@@ -518,7 +518,9 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await page.locator(`#delivery-${deliveryId} .request-headers`).waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the request headers fit a phone');
     assert.doesNotMatch(await plainText(page), /endpoint|header/i);
-    await s.screenshot('23-detail-phone-vietnamese');
+    await s.screenshot('23-detail-phone-vietnamese-top', { fullPage: false });
+    await page.locator(`#delivery-${deliveryId} .request-headers`).scrollIntoViewIfNeeded();
+    await s.screenshot('23-detail-phone-vietnamese-headers', { fullPage: false });
     assert.deepEqual(await accessibilityViolations(page), []);
 
     // A refusal in plain Vietnamese, next to the field.
@@ -532,7 +534,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
       await urlError.textContent(),
       'Địa chỉ này (192.168.1.20) thuộc mạng nội bộ. Furrow chỉ gửi được tới máy chủ công khai trên Internet.',
     );
-    await s.screenshot('24-refused-phone-vietnamese');
+    await s.screenshot('24-refused-phone-vietnamese', { fullPage: false });
     assert.deepEqual(await accessibilityViolations(page), []);
     await page.getByRole('link', { name: 'Hủy' }).click();
     await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
@@ -541,7 +543,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await page.getByRole('button', { name: 'Send test' }).waitFor();
     const overflow = await sidewaysOverflow(page);
     assert.ok(overflow <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
-    await s.screenshot('23-detail-phone');
+    await s.screenshot('23-detail-phone', { fullPage: false });
     assert.deepEqual(await accessibilityViolations(page), []);
     await page.setViewportSize({ width: 1280, height: 900 });
   });

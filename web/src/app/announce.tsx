@@ -2,6 +2,7 @@
 // in a small note that floats over the page (it never pushes the page down) and announced by
 // screen readers. Confirmations fade after 10 seconds; errors stay until the next message.
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
+import { useI18n } from './i18n';
 
 export type Tone = 'info' | 'error';
 type Announce = (text: string, tone?: Tone) => void;
@@ -17,6 +18,13 @@ interface Message {
 export function AnnouncerProvider({ children }: { children: ReactNode }) {
   const [message, setMessage] = useState<Message | null>(null);
   const counter = useRef(0);
+  // A message is in the language it was said in: a switch of language clears it.
+  const { language } = useI18n();
+  const [shownIn, setShownIn] = useState(language);
+  if (shownIn !== language) {
+    setShownIn(language);
+    setMessage(null);
+  }
   const announce = useCallback<Announce>((text, tone = 'info') => {
     if (!text) return;
     counter.current += 1;

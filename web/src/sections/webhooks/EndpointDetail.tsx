@@ -91,9 +91,8 @@ export default function EndpointDetail() {
     enable.mutate(id, {
       onSuccess: () => {
         setPending(null);
+        // The paused notice (and its button) is gone: the dialog gives the focus to Send test.
         announce(t('detail.enabled'));
-        // The paused notice (and its button) is gone: the first action of the page takes the focus.
-        requestAnimationFrame(() => sendTestButton.current?.focus());
       },
       onError: failed,
     });
@@ -253,6 +252,7 @@ export default function EndpointDetail() {
           title={t('enable.title')}
           confirmLabel={t('enable.confirm')}
           busy={enable.isPending}
+          fallbackFocus={sendTestButton}
           onConfirm={onEnable}
           onCancel={() => setPending(null)}
         >
