@@ -73,8 +73,8 @@ describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
     await page.goto('/manage/webhooks');
     await signIn(page, suite.farm.code, suite.staff);
     await page.getByRole('heading', { name: 'Only owners can use Webhooks' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Add endpoint' }).count(), 0);
-    assert.equal(await page.getByRole('link', { name: 'Add endpoint' }).count(), 0);
+    assert.equal(await page.getByRole('button', { name: 'Add receiving address' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Add receiving address' }).count(), 0);
     await screenshot('03-staff');
     assert.deepEqual(await accessibilityViolations(page), []);
   });
@@ -223,14 +223,14 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     assert.equal(await page.title(), 'Webhooks · Furrow');
     await page.waitForLoadState('networkidle');
     assert.equal(asked.length, 1, 'the list is asked for once per page load');
-    await page.getByRole('link', { name: 'Add endpoint' }).first().click();
-    await page.getByRole('heading', { level: 1, name: 'Add a webhook endpoint' }).waitFor();
+    await page.getByRole('link', { name: 'Add receiving address' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Add a receiving address' }).waitFor();
     // Moving to another page puts the focus on its heading (screen readers read the new page).
-    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a webhook endpoint');
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a receiving address');
 
     const url = page.getByLabel('Receiving URL');
     await url.fill('https://10.0.0.7/hooks');
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Add receiving address' }).click();
     const urlError = page.locator('#endpoint-url-error');
     await urlError.waitFor();
     assert.equal(
@@ -247,7 +247,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     assert.deepEqual(await accessibilityViolations(page), []);
 
     await url.fill('http://example.com/hooks');
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Add receiving address' }).click();
     await page
       .locator('#endpoint-url-error')
       .filter({ hasText: 'The address must start with https:// so messages are sent encrypted.' })
@@ -257,7 +257,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await page.getByLabel('Description (optional)').fill('Packing house ERP');
     // Every kind is selected by default; keep all of them.
     assert.equal(await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).isChecked(), true);
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Add receiving address' }).click();
 
     await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
     await page.getByText('Copy this secret now: you will not see it again.').waitFor();
@@ -421,7 +421,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
   it('pauses after five fully failed deliveries, holds new ones, and re-enables to send them', async () => {
     receiver.script = () => ({ status: 500, body: 'no' });
     await Promise.all([raise(), raise(), raise(), raise(), raise()]);
-    await page.getByRole('heading', { name: 'This endpoint is paused' }).waitFor({ timeout: 40_000 });
+    await page.getByRole('heading', { name: 'Sending to this address is paused' }).waitFor({ timeout: 40_000 });
     // The streak may pass five: deliveries running side by side can all fail before the pause.
     await page.getByText(/Paused after ([5-9]|\d\d) deliveries in a row failed every attempt/).waitFor();
     await raise(); // arrives while paused: held
@@ -460,18 +460,18 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await s.screenshot('20-reenable-confirmation');
     assert.deepEqual(await accessibilityViolations(page), []);
     await dialog.getByRole('button', { name: 'Re-enable' }).click();
-    await page.getByRole('status').filter({ hasText: 'Endpoint re-enabled.' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'Sending re-enabled.' }).waitFor();
     await waitForFocus(page, 'button', 'Send test'); // the paused notice and its button are gone
     await receiver.waitForRequests(before + held);
     await logRows().first().getByText('Succeeded').waitFor();
     await page.locator('.page-title .badge', { hasText: 'Active' }).waitFor();
-    assert.equal(await page.getByRole('heading', { name: 'This endpoint is paused' }).count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Sending to this address is paused' }).count(), 0);
     await page.locator('table.deliveries .badge', { hasText: 'Held' }).first().waitFor({ state: 'detached' });
   });
 
   it('edits the events and description', async () => {
     await page.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Edit webhook endpoint' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Edit receiving address' }).waitFor();
     await page.getByRole('checkbox', { name: /A sensor crosses a threshold/ }).uncheck();
     await page.getByRole('checkbox', { name: /A device stops reporting/ }).uncheck();
     await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).uncheck();
@@ -493,6 +493,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     const listRow = page.getByRole('row', { name: new RegExp(endpointUrl) });
     await listRow.getByText('Succeeded').waitFor();
     await listRow.getByText('Packing house', { exact: false }).waitFor();
+    assert.doesNotMatch(await plainText(page), /endpoint/i, 'plain words in English too');
     await s.screenshot('22-list');
 
     await page.getByLabel('Language').selectOption('vi');
