@@ -19,7 +19,7 @@ export function AnnouncerProvider({ children }: { children: ReactNode }) {
   const [message, setMessage] = useState<Message | null>(null);
   const counter = useRef(0);
   // A message is in the language it was said in: a switch of language clears it.
-  const { language } = useI18n();
+  const { language, t } = useI18n();
   const [shownIn, setShownIn] = useState(language);
   if (shownIn !== language) {
     setShownIn(language);
@@ -52,7 +52,12 @@ export function AnnouncerProvider({ children }: { children: ReactNode }) {
           {message?.tone === 'error' && (
             <p key={message.id} className="toast toast-error">
               {message.text}
-              <button type="button" className="toast-close" onClick={() => setMessage(null)} aria-label="×">
+              <button
+                type="button"
+                className="toast-close"
+                onClick={() => setMessage(null)}
+                aria-label={t('toast.close')}
+              >
                 ×
               </button>
             </p>

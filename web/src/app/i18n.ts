@@ -16,6 +16,7 @@ const en = {
   'lang.vi': 'Tiếng Việt',
 
   'nav.more': 'More',
+  'toast.close': 'Close this message',
   'error.page_not_found': 'There is no such page',
   'error.go_today': 'Go to Today',
   'nav.signed_in_as': 'Signed in as {name}',
@@ -224,6 +225,7 @@ const vi: Record<MessageKey, string> = {
   'lang.vi': 'Tiếng Việt',
 
   'nav.more': 'Mục khác',
+  'toast.close': 'Đóng thông báo này',
   'error.page_not_found': 'Không có trang này',
   'error.go_today': 'Về trang Hôm nay',
   'nav.signed_in_as': 'Đăng nhập: {name}',
