@@ -1,4 +1,5 @@
-// Builds the management screen (web/) into web/dist with Vite. `npm install` runs it (prepare),
+// Builds the farm app (web/) into web/dist with Vite, writes precompressed copies (.br, .gz) of
+// its files and reports the first load's compressed JS against the budget. `npm install` runs it (prepare),
 // so a fresh clone serves the screen after `npm install && npm start`; `npm run build` too.
 // Without the build tools (an install that left out devDependencies) it explains and skips.
 import { existsSync } from 'node:fs';
@@ -14,7 +15,7 @@ try {
   vite = await import('vite');
 } catch {
   process.stderr.write(
-    'build-web: Vite is not installed (devDependencies left out?); the Webhooks screen was not built.\n' +
+    'build-web: Vite is not installed (devDependencies left out?); the farm app was not built.\n' +
       '           Run "npm install" (with devDependencies), then "npm run build:web".\n',
   );
   process.exit(process.argv.includes('--if-possible') ? 0 : 1);
@@ -25,4 +26,15 @@ if (!existsSync(`${root}dist/index.html`)) {
   process.stderr.write('build-web: the build finished without web/dist/index.html\n');
   process.exit(1);
 }
-process.stdout.write('build-web: the Webhooks screen is built into web/dist\n');
+const { precompress, firstLoad, FIRST_LOAD_BUDGET_BYTES } = await import('./web-assets.mjs');
+precompress(`${root}dist`);
+const first = firstLoad(`${root}dist`);
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+process.stdout.write(
+  `build-web: the farm app is built into web/dist; first load ${kb(first.gzip)} gzip (${kb(first.brotli)} brotli, ` +
+    `${kb(first.raw)} raw) of JS, budget ${kb(FIRST_LOAD_BUDGET_BYTES)}\n`,
+);
+if (first.gzip > FIRST_LOAD_BUDGET_BYTES) {
+  process.stderr.write('build-web: the first load is over budget: split more by route\n');
+  process.exit(1);
+}

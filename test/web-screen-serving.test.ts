@@ -1,11 +1,12 @@
-// Serving the built management screen under /manage/: files, cache headers, client routes,
+// Serving the built farm app under /manage/: files, cache headers, client routes,
 // and a clear answer when the screen has not been built.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -13,6 +14,18 @@ import { ManualClock } from '../src/platform/clock.js';
 import { type DatabaseHandle, openDatabase } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { loggerOptions } from '../src/platform/http/logging.js';
+import { ensureWebBuilt, WEB_DIST_DIR } from './support/browser.js';
+
+// @ts-expect-error: a plain .mjs module of the build, without types
+const { FIRST_LOAD_BUDGET_BYTES, firstLoad } = (await import('../scripts/web-assets.mjs')) as {
+  FIRST_LOAD_BUDGET_BYTES: number;
+  firstLoad(dist: string): {
+    gzip: number;
+    brotli: number;
+    raw: number;
+    scripts: { url: string; gzip: number }[];
+  };
+};
 
 const INDEX =
   '<!doctype html><title>screen</title><script type="module" src="/manage/assets/app-1a2b3c.js"></script>';
@@ -50,6 +63,10 @@ describe('the built screen under /manage/', () => {
     writeFileSync(join(dist, 'index.html'), INDEX);
     writeFileSync(join(dist, 'assets', 'app-1a2b3c.js'), 'console.log("screen")');
     writeFileSync(join(dist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    // Precompressed copies, as the build writes them (different bytes, to see which is sent).
+    writeFileSync(join(dist, 'assets', 'app-1a2b3c.js.br'), brotliCompressSync('console.log("br")'));
+    writeFileSync(join(dist, 'assets', 'app-1a2b3c.js.gz'), gzipSync('console.log("gz")'));
+    writeFileSync(join(dist, 'index.html.gz'), gzipSync(INDEX));
     served = await appServing(dist);
   });
   after(async () => {
@@ -87,6 +104,44 @@ describe('the built screen under /manage/', () => {
     const icon = await served.app.inject({ method: 'GET', url: '/manage/favicon.svg' });
     assert.equal(icon.statusCode, 200);
     assert.equal(icon.headers['cache-control'], 'no-cache');
+  });
+
+  it('sends the precompressed copy the browser accepts, with Content-Encoding and Vary', async () => {
+    const url = '/manage/assets/app-1a2b3c.js';
+    const br = await served.app.inject({
+      method: 'GET',
+      url,
+      headers: { 'accept-encoding': 'gzip, deflate, br' },
+    });
+    assert.equal(br.headers['content-encoding'], 'br');
+    assert.equal(brotliDecompressSync(br.rawPayload).toString(), 'console.log("br")');
+    assert.match(String(br.headers['content-type']), /javascript/);
+    assert.equal(br.headers.vary, 'accept-encoding');
+    assert.equal(br.headers['cache-control'], 'public, max-age=31536000, immutable');
+
+    const gz = await served.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(gz.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(gz.rawPayload).toString(), 'console.log("gz")');
+    assert.equal(gz.headers.vary, 'accept-encoding');
+
+    const plain = await served.app.inject({ method: 'GET', url, headers: { 'accept-encoding': 'identity' } });
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.body, 'console.log("screen")');
+    assert.equal(plain.headers.vary, 'accept-encoding');
+
+    // index.html too (only a .gz here: a brotli-first browser gets the gzip copy), still revalidated.
+    for (const route of ['/manage/', '/manage/webhooks']) {
+      const index = await served.app.inject({
+        method: 'GET',
+        url: route,
+        headers: { 'accept-encoding': 'br, gzip' },
+      });
+      assert.equal(index.headers['content-encoding'], 'gzip', route);
+      assert.equal(gunzipSync(index.rawPayload).toString(), INDEX, route);
+      assert.match(String(index.headers['content-type']), /^text\/html/, route);
+      assert.equal(index.headers['cache-control'], 'no-cache', route);
+      assert.equal(index.headers.vary, 'accept-encoding', route);
+    }
   });
 
   it('answers index.html for client routes (the screen routes them)', async () => {
@@ -150,5 +205,32 @@ describe('when the screen is not built', () => {
     } finally {
       await served.close();
     }
+  });
+});
+
+describe('the real build (web/dist)', () => {
+  before(() => ensureWebBuilt());
+
+  it('loads at most 150 KB of compressed JS first; the rest is split by route', () => {
+    const first = firstLoad(WEB_DIST_DIR);
+    assert.ok(
+      first.gzip <= FIRST_LOAD_BUDGET_BYTES,
+      `first load ${first.gzip} bytes gzip > ${FIRST_LOAD_BUDGET_BYTES}: ${JSON.stringify(first.scripts)}`,
+    );
+    const scripts = readdirSync(join(WEB_DIST_DIR, 'assets')).filter((name) => name.endsWith('.js'));
+    assert.ok(scripts.length > first.scripts.length, 'pages are separate files, loaded when opened');
+    assert.ok(
+      scripts.some((name) => name.startsWith('EndpointDetail-')),
+      'the Webhooks pages are not in the first load',
+    );
+  });
+
+  it('has a brotli and a gzip copy beside every script and style', () => {
+    const assets = join(WEB_DIST_DIR, 'assets');
+    for (const name of readdirSync(assets).filter((n) => /\.(js|css)$/.test(n))) {
+      assert.ok(existsSync(join(assets, `${name}.br`)), `${name}.br`);
+      assert.ok(existsSync(join(assets, `${name}.gz`)), `${name}.gz`);
+    }
+    assert.ok(existsSync(join(WEB_DIST_DIR, 'index.html.br')));
   });
 });

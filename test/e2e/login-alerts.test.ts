@@ -26,7 +26,7 @@ describe('Farm app: accounts under attack [sqlite, chromium]', () => {
   it('shows owners nothing while sign-ins are normal, then who is being guessed', async () => {
     const { page, screenshot } = await screen();
     await signIn(page, suite.farm.code, suite.farm.owner);
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
     await page.waitForLoadState('networkidle');
     assert.equal(await page.locator('.login-alerts').count(), 0);
 
@@ -64,7 +64,7 @@ describe('Farm app: accounts under attack [sqlite, chromium]', () => {
   it('does not show staff the notice', async () => {
     const { page } = await screen({ viewport: PHONE });
     await signIn(page, suite.farm.code, suite.staff);
-    await page.getByRole('heading', { name: 'Only owners can manage webhooks' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
     await page.waitForLoadState('networkidle');
     assert.equal(await page.locator('.login-alerts').count(), 0);
   });

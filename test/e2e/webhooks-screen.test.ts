@@ -1,6 +1,6 @@
-// The Webhooks screen in a real headless Chromium against a real Furrow app serving the built
-// web/dist. Every test fails on a console error or an uncaught exception and saves screenshots
-// under test-output/webhooks-screen/.
+// The farm app's Webhooks section (/manage/webhooks) in a real headless Chromium against a real
+// Furrow app serving the built web/dist. Every test fails on a console error or an uncaught
+// exception and saves screenshots under test-output/webhooks-screen/.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
@@ -16,8 +16,11 @@ import {
   launchBrowser,
   openScreen,
   type ScreenPage,
+  sidewaysOverflow,
+  signIn,
   TEST_OUTPUT_DIR,
   useScreenSuite,
+  waitForFocus,
 } from '../support/browser.js';
 import { TestDatabase } from '../support/databases.js';
 import { makeTenant, type TestTenant } from '../support/factories.js';
@@ -26,14 +29,14 @@ import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
 const OUTPUT = join(TEST_OUTPUT_DIR, 'webhooks-screen');
 const PHONE = { width: 390, height: 844 };
 
-async function signIn(page: Page, tenant: string, user: { username: string; password: string }) {
-  await page.getByLabel('Tenant code').fill(tenant);
-  await page.getByLabel('Username').fill(user.username);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+/** The text a person reads in the page's main part, without code (event kinds, ids, headers, bodies). */
+async function plainText(page: Page): Promise<string> {
+  return (await page.evaluate(
+    `(() => { const main = document.querySelector('main').cloneNode(true); main.querySelectorAll('code, pre').forEach((e) => e.remove()); return main.textContent; })()`,
+  )) as string;
 }
 
-describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
+describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
   const { screen } = suite;
 
@@ -57,7 +60,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     await page.keyboard.type(suite.farm.owner.password);
     await page.keyboard.press('Enter');
 
-    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Today' }).waitFor();
     await page.getByText(`Signed in as Ana Tran (owner), Farm ${suite.farm.code}`).waitFor();
     const stored = await page.evaluate('JSON.parse(sessionStorage.getItem("furrow.session")).token');
     assert.equal(typeof stored, 'string', 'the token is kept in sessionStorage');
@@ -65,20 +68,20 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     assert.deepEqual(await accessibilityViolations(page), []);
   });
 
-  it('tells a staff member that only owners manage webhooks', async () => {
+  it('tells a staff member who follows a link that only owners use webhooks', async () => {
     const { page, screenshot } = await screen();
     await page.goto('/manage/webhooks');
     await signIn(page, suite.farm.code, suite.staff);
-    await page.getByRole('heading', { name: 'Only owners can manage webhooks' }).waitFor();
-    assert.equal(await page.getByRole('button', { name: 'Add endpoint' }).count(), 0);
-    assert.equal(await page.getByRole('link', { name: 'Add endpoint' }).count(), 0);
+    await page.getByRole('heading', { name: 'Only owners can use Webhooks' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Add receiving address' }).count(), 0);
+    assert.equal(await page.getByRole('link', { name: 'Add receiving address' }).count(), 0);
     await screenshot('03-staff');
     assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   it('goes back to sign-in with a message when the token expires', async () => {
     const { page, screenshot } = await screen();
-    await page.goto('/manage/');
+    await page.goto('/manage/webhooks');
     await signIn(page, suite.farm.code, suite.farm.owner);
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
 
@@ -101,9 +104,9 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
     }
   });
 
-  it('signs out: the token is revoked and the screen says so', async () => {
+  it('signs out: the token is revoked, the app says so and the focus is on the sign-in heading', async () => {
     const { page, screenshot } = await screen();
-    await page.goto('/manage/');
+    await page.goto('/manage/webhooks');
     await signIn(page, suite.farm.code, suite.farm.owner);
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     const token = (await page.evaluate(
@@ -112,6 +115,7 @@ describe('Webhooks screen: signing in and out [sqlite, chromium]', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You have signed out.').waitFor();
+    await waitForFocus(page, 'h1', 'Sign in');
     assert.equal(await page.getByLabel('Username').inputValue(), '', 'nothing of the last user is left');
     assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
     const me = await request(suite.t.url, 'GET', '/api/auth/me', { token });
@@ -153,7 +157,7 @@ const HARVEST = {
   confirmed_at: '2026-11-22T06:30:00Z',
 };
 
-describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]', () => {
+describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]', () => {
   const database = new TestDatabase('sqlite');
   let t: TestApp;
   let browser: Browser;
@@ -208,21 +212,31 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await database.drop();
   });
 
-  it('adds an endpoint after refusing a private and a plain-http URL with the server’s reason', async () => {
-    await page.goto('/manage/');
+  it('adds an endpoint after refusing a private and a plain-http URL with the server’s reason in plain words', async () => {
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'GET' && new URL(r.url()).pathname === '/api/webhooks') asked.push(r.url());
+    });
+    await page.goto('/manage/webhooks');
     await signIn(page, farm.code, farm.owner);
     await page.getByText('No webhooks yet').waitFor();
-    await page.getByRole('link', { name: 'Add endpoint' }).first().click();
-    await page.getByRole('heading', { level: 1, name: 'Add a webhook endpoint' }).waitFor();
+    assert.equal(await page.title(), 'Webhooks · Furrow');
+    await page.waitForLoadState('networkidle');
+    assert.equal(asked.length, 1, 'the list is asked for once per page load');
+    await page.getByRole('link', { name: 'Add receiving address' }).first().click();
+    await page.getByRole('heading', { level: 1, name: 'Add a receiving address' }).waitFor();
     // Moving to another page puts the focus on its heading (screen readers read the new page).
-    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a webhook endpoint');
+    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a receiving address');
 
     const url = page.getByLabel('Receiving URL');
     await url.fill('https://10.0.0.7/hooks');
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Add receiving address' }).click();
     const urlError = page.locator('#endpoint-url-error');
     await urlError.waitFor();
-    assert.match((await urlError.textContent()) ?? '', /url .*(private|public|10\.0\.0\.7)/i);
+    assert.equal(
+      await urlError.textContent(),
+      'This address (10.0.0.7) is inside a private network. Furrow can only send to servers on the public internet.',
+    );
     assert.equal(await url.getAttribute('aria-invalid'), 'true');
     assert.equal(
       await page.evaluate('document.activeElement.id'),
@@ -233,17 +247,22 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     assert.deepEqual(await accessibilityViolations(page), []);
 
     await url.fill('http://example.com/hooks');
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
-    await page.locator('#endpoint-url-error').filter({ hasText: /https/i }).waitFor();
+    await page.getByRole('button', { name: 'Add receiving address' }).click();
+    await page
+      .locator('#endpoint-url-error')
+      .filter({ hasText: 'The address must start with https:// so messages are sent encrypted.' })
+      .waitFor();
 
     await url.fill(endpointUrl);
     await page.getByLabel('Description (optional)').fill('Packing house ERP');
     // Every kind is selected by default; keep all of them.
     assert.equal(await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).isChecked(), true);
-    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByRole('button', { name: 'Add receiving address' }).click();
 
     await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
     await page.getByText('Copy this secret now: you will not see it again.').waitFor();
+    await waitForFocus(page, 'h2', 'Signing secret'); // the secret is what to read first
+    assert.equal(await page.title(), `${endpointUrl} · Furrow`);
     secret = await page.getByLabel('Signing secret', { exact: true }).inputValue();
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
     await page.getByRole('button', { name: 'Copy secret' }).click();
@@ -258,6 +277,7 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
       0,
       'the secret is gone once dismissed',
     );
+    await waitForFocus(page, 'h1', endpointUrl); // not dropped to the page's body
     await page.reload();
     await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
     assert.equal(
@@ -269,7 +289,18 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
 
   it('sends a test: it appears in the log with its attempt, signed with the secret', async () => {
     await page.getByText('No deliveries yet. Send a test to see one here.').waitFor();
+    const headingTop = (await page.locator('h1').boundingBox())!.y;
     await page.getByRole('button', { name: 'Send test' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Test message sent. Its result appears in the delivery log.' })
+      .waitFor();
+    await waitForFocus(page, 'button', 'Send test'); // the focus stays where it was
+    assert.equal(
+      (await page.locator('h1').boundingBox())!.y,
+      headingTop,
+      'the confirmation does not push the page',
+    );
     const row = logRows().first();
     await row.getByText('Succeeded').waitFor(); // no reload: the log refreshes itself
     assert.equal(await row.locator('th code').textContent(), 'webhook.test');
@@ -295,8 +326,22 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
       (await details.locator('pre.code-block').last().textContent()) ?? '',
       /"type": "webhook.test"/,
     );
-    await details.getByRole('rowheader', { name: 'content-type' }).waitFor();
+    await details.locator('.request-headers dt', { hasText: 'content-type' }).waitFor();
+    // The message body is shown whole and can be reached (and scrolled) with the keyboard.
+    const body = page.getByRole('region', { name: `Message body of delivery ${deliveryId}` });
+    await body.waitFor();
+    assert.equal(
+      await page.evaluate(`getComputedStyle(document.querySelector('.message-body pre')).maxHeight`),
+      'none',
+    );
+    const bodyFocused = `document.activeElement?.classList.contains('message-body') ?? false`;
+    await page.getByRole('button', { name: `Details of delivery ${deliveryId}` }).focus();
+    for (let i = 0; i < 3 && !(await page.evaluate(bodyFocused)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    assert.ok(await page.evaluate(bodyFocused), 'Tab reaches the message body');
     await s.screenshot('12-test-delivered');
+    assert.deepEqual(await accessibilityViolations(page), []);
   });
 
   it('shows a failing receiver’s retries, every attempt with its status and response', async () => {
@@ -327,7 +372,14 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     const row = logRows().first();
     const deliveryId = (await row.getAttribute('data-delivery-id'))!;
     await page.getByRole('button', { name: `Redeliver ${deliveryId}` }).click();
-    await page.getByText(`Delivery ${deliveryId} queued again.`).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Delivery ${deliveryId} queued again.` })
+      .waitFor();
+    // The Redeliver button goes while the delivery is queued: the focus moves to its row's Details.
+    await page.waitForFunction(
+      `document.activeElement?.getAttribute('aria-controls') === 'delivery-${deliveryId}'`,
+    );
     await row.getByText('Succeeded').waitFor();
     const requests = await receiver.waitForRequests(before + 1);
     const again = requests[before]!;
@@ -347,7 +399,8 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await page.getByRole('button', { name: 'Rotate secret' }).click();
     await s.screenshot('16-rotate-confirmation');
     await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
-    await page.getByText('Secret rotated. The previous secret no longer signs messages.').waitFor();
+    await page.getByText('Secret rotated. The previous secret no longer signs messages.').first().waitFor();
+    await waitForFocus(page, 'h2', 'Signing secret');
     const rotated = await page.getByLabel('Signing secret', { exact: true }).inputValue();
     assert.notEqual(rotated, secret);
     assert.match(rotated, /^whsec_/);
@@ -362,12 +415,13 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     assert.notEqual(sent!.headers['x-service-signature'], signedWith(secret));
     secret = rotated;
     await page.getByRole('button', { name: 'I have saved the secret' }).click();
+    await waitForFocus(page, 'h1', endpointUrl);
   });
 
   it('pauses after five fully failed deliveries, holds new ones, and re-enables to send them', async () => {
     receiver.script = () => ({ status: 500, body: 'no' });
     await Promise.all([raise(), raise(), raise(), raise(), raise()]);
-    await page.getByRole('heading', { name: 'This endpoint is paused' }).waitFor({ timeout: 40_000 });
+    await page.getByRole('heading', { name: 'Sending to this address is paused' }).waitFor({ timeout: 40_000 });
     // The streak may pass five: deliveries running side by side can all fail before the pause.
     await page.getByText(/Paused after ([5-9]|\d\d) deliveries in a row failed every attempt/).waitFor();
     await raise(); // arrives while paused: held
@@ -406,17 +460,18 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await s.screenshot('20-reenable-confirmation');
     assert.deepEqual(await accessibilityViolations(page), []);
     await dialog.getByRole('button', { name: 'Re-enable' }).click();
-    await page.getByText('Endpoint re-enabled.').waitFor();
+    await page.getByRole('status').filter({ hasText: 'Sending re-enabled.' }).waitFor();
+    await waitForFocus(page, 'button', 'Send test'); // the paused notice and its button are gone
     await receiver.waitForRequests(before + held);
     await logRows().first().getByText('Succeeded').waitFor();
     await page.locator('.page-title .badge', { hasText: 'Active' }).waitFor();
-    assert.equal(await page.getByRole('heading', { name: 'This endpoint is paused' }).count(), 0);
+    assert.equal(await page.getByRole('heading', { name: 'Sending to this address is paused' }).count(), 0);
     await page.locator('table.deliveries .badge', { hasText: 'Held' }).first().waitFor({ state: 'detached' });
   });
 
   it('edits the events and description', async () => {
     await page.getByRole('link', { name: 'Edit' }).click();
-    await page.getByRole('heading', { level: 1, name: 'Edit webhook endpoint' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Edit receiving address' }).waitFor();
     await page.getByRole('checkbox', { name: /A sensor crosses a threshold/ }).uncheck();
     await page.getByRole('checkbox', { name: /A device stops reporting/ }).uncheck();
     await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).uncheck();
@@ -433,29 +488,104 @@ describe('Webhooks screen: managing endpoints and deliveries [sqlite, chromium]'
     await s.screenshot('21-detail');
   });
 
-  it('shows the list with the last delivery, in Vietnamese too, readable at phone width', async () => {
+  it('shows the list with the last delivery, in Vietnamese too (plain words, dates first), readable at phone width', async () => {
     await page.getByRole('link', { name: 'All webhooks' }).click();
     const listRow = page.getByRole('row', { name: new RegExp(endpointUrl) });
     await listRow.getByText('Succeeded').waitFor();
     await listRow.getByText('Packing house', { exact: false }).waitFor();
+    assert.doesNotMatch(await plainText(page), /endpoint/i, 'plain words in English too');
     await s.screenshot('22-list');
 
     await page.getByLabel('Language').selectOption('vi');
     await page.getByRole('columnheader', { name: 'Lần gửi gần nhất' }).waitFor();
     await listRow.getByText('Thành công').waitFor();
+    assert.equal(await page.title(), 'Webhook · Furrow');
+    assert.match(
+      (await listRow.locator('time').textContent()) ?? '',
+      /^\d{1,2} thg \d{1,2}, \d{4} lúc \d\d:\d\d:\d\d GMT\+7$/,
+      'Vietnamese dates read date first',
+    );
+    assert.doesNotMatch(await plainText(page), /endpoint|header/i);
     await s.screenshot('22-list-vietnamese');
-    await page.getByLabel('Ngôn ngữ').selectOption('en');
-    await page.getByRole('columnheader', { name: 'Last delivery' }).waitFor();
+    assert.deepEqual(await accessibilityViolations(page), []);
 
+    // The detail page, a delivery opened, at phone width, in Vietnamese.
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('link', { name: endpointUrl }).click();
     await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
-    await logRows().first().waitFor();
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
-    assert.ok(Number(overflow) <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
-    await s.screenshot('23-detail-phone');
+    const first = logRows().first();
+    const deliveryId = (await first.getAttribute('data-delivery-id'))!;
+    await page.getByRole('button', { name: `Chi tiết lần gửi ${deliveryId}` }).click();
+    await page.locator(`#delivery-${deliveryId} .request-headers`).waitFor();
+    assert.ok((await sidewaysOverflow(page)) <= 0, 'the request headers fit a phone');
+    assert.doesNotMatch(await plainText(page), /endpoint|header/i);
+    await s.screenshot('23-detail-phone-vietnamese-top', { fullPage: false });
+    await page.locator(`#delivery-${deliveryId} .request-headers`).scrollIntoViewIfNeeded();
+    await s.screenshot('23-detail-phone-vietnamese-headers', { fullPage: false });
+    assert.deepEqual(await accessibilityViolations(page), []);
+
+    // A refusal in plain Vietnamese, next to the field.
+    await page.getByRole('link', { name: 'Sửa' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sửa địa chỉ nhận sự kiện' }).waitFor();
+    await page.getByLabel('URL nhận').fill('https://192.168.1.20/hooks');
+    await page.getByRole('button', { name: 'Lưu thay đổi' }).click();
+    const urlError = page.locator('#endpoint-url-error');
+    await urlError.waitFor();
+    assert.equal(
+      await urlError.textContent(),
+      'Địa chỉ này (192.168.1.20) thuộc mạng nội bộ. Furrow chỉ gửi được tới máy chủ công khai trên Internet.',
+    );
+    await s.screenshot('24-refused-phone-vietnamese', { fullPage: false });
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await page.getByRole('link', { name: 'Hủy' }).click();
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
+
+    await page.getByLabel('Ngôn ngữ').selectOption('en');
+    await page.getByRole('button', { name: 'Send test' }).waitFor();
+    const overflow = await sidewaysOverflow(page);
+    assert.ok(overflow <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
+    await s.screenshot('23-detail-phone', { fullPage: false });
     assert.deepEqual(await accessibilityViolations(page), []);
     await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('refreshes the list by itself, and offers "Try again" when it cannot load', async () => {
+    await page.getByRole('link', { name: 'All webhooks' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+    const token = (await page.evaluate(
+      'JSON.parse(sessionStorage.getItem("furrow.session")).token',
+    )) as string;
+    const added = await request(t.url, 'POST', '/api/webhooks', {
+      token,
+      json: { url: `${receiver.origin}/second`, events: ['*'], description: 'Added elsewhere' },
+    });
+    assert.equal(added.status, 201);
+    await page.getByRole('link', { name: `${receiver.origin}/second` }).waitFor({ timeout: 20_000 }); // no reload
+    await request(t.url, 'DELETE', `/api/webhooks/${added.body.data.id}`, { token });
+
+    // The server fails once: the error says so in plain words and "Try again" loads the list.
+    await page.route('**/api/webhooks', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'application/json',
+        body: JSON.stringify([
+          { meta: { status_code: 503, message: 'Furrow is busy; try again shortly' }, data: [] },
+        ]),
+      }),
+    );
+    await page.reload();
+    const failed = page.getByRole('alert').filter({ hasText: 'Furrow is busy; try again shortly' });
+    await failed.waitFor();
+    await s.screenshot('25-list-error');
+    assert.deepEqual(await accessibilityViolations(page), []);
+    await page.unroute('**/api/webhooks');
+    await failed.getByRole('button', { name: 'Try again' }).click();
+    await page.getByRole('link', { name: endpointUrl }).waitFor();
+    await page.getByRole('link', { name: `${receiver.origin}/second` }).waitFor({ state: 'detached' });
+    // The refused load was this test's doing.
+    s.problems.splice(0, s.problems.length, ...s.problems.filter((p) => !/status of 503/.test(p)));
+    await page.getByRole('link', { name: endpointUrl }).click();
+    await page.getByRole('heading', { level: 1, name: endpointUrl }).waitFor();
   });
 
   it('deletes the endpoint after a confirmation', async () => {

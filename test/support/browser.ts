@@ -1,4 +1,4 @@
-// A real headless Chromium for the screen's tests: Debian's /usr/bin/chromium driven by
+// A real headless Chromium for the farm app's tests: Debian's /usr/bin/chromium driven by
 // playwright-core (which downloads nothing). Every page records console errors and uncaught
 // exceptions so a test can fail on them, and saves screenshots under test-output/.
 import assert from 'node:assert/strict';
@@ -226,4 +226,48 @@ export function useScreenSuite(outputDir: string): ScreenSuite {
       return s;
     },
   };
+}
+
+const SIGN_IN_LABELS = {
+  en: { tenant: 'Tenant code', username: 'Username', password: 'Password', submit: 'Sign in' },
+  vi: { tenant: 'Mã doanh nghiệp', username: 'Tên đăng nhập', password: 'Mật khẩu', submit: 'Đăng nhập' },
+};
+
+/** Fills the sign-in form shown on the current page and submits it. */
+export async function signIn(
+  page: Page,
+  tenant: string,
+  user: { username: string; password: string },
+  language: 'en' | 'vi' = 'en',
+): Promise<void> {
+  const labels = SIGN_IN_LABELS[language];
+  await page.getByLabel(labels.tenant).fill(tenant);
+  await page.getByLabel(labels.username).fill(user.username);
+  await page.getByLabel(labels.password).fill(user.password);
+  await page.getByRole('button', { name: labels.submit }).click();
+}
+
+/** What has the keyboard focus: its tag, id and text. */
+export async function focused(page: Page): Promise<{ tag: string; id: string; text: string }> {
+  return (await page.evaluate(
+    '({ tag: document.activeElement.tagName, id: document.activeElement.id, text: document.activeElement.textContent.trim() })',
+  )) as { tag: string; id: string; text: string };
+}
+
+/** Waits until the focus is on a `tag` element whose text is (or matches) `text`; focus moves after a render. */
+export async function waitForFocus(page: Page, tag: string, text: string | RegExp): Promise<void> {
+  const pattern = typeof text === 'string' ? `^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` : text.source;
+  try {
+    const check = `(() => { const e = document.activeElement; return !!e && e.tagName === ${JSON.stringify(
+      tag.toUpperCase(),
+    )} && new RegExp(${JSON.stringify(pattern)}).test((e.textContent || '').trim()); })()`;
+    await page.waitForFunction(check, undefined, { timeout: 10_000 });
+  } catch {
+    assert.fail(`focus on ${tag} "${text}", found ${JSON.stringify(await focused(page))}`);
+  }
+}
+
+/** Sideways overflow of the page in pixels (0 or less: it fits the window). */
+export async function sidewaysOverflow(page: Page): Promise<number> {
+  return Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
 }

@@ -1,7 +1,9 @@
-// The management screen (web/, built by Vite into web/dist) served under /manage/.
+// The farm app (web/, built by Vite into web/dist) served under /manage/.
 // Hashed files under assets/ never change, so browsers keep them for a year; index.html is
 // revalidated on every load so a new build is picked up at once. Any other path under /manage/
-// is a client-side route and gets index.html (the screen's router takes it from there).
+// is a client-side route and gets index.html (the app's router takes it from there).
+// The build writes brotli and gzip copies beside each file (name.js.br, name.js.gz); the one the
+// browser accepts is sent with Content-Encoding, and every answer says it varies by Accept-Encoding.
 import { existsSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,9 +45,15 @@ export const webScreenRoutes: FastifyPluginAsync<WebScreenOptions> = async (app,
 
   const built = existsSync(resolve(root, 'index.html'));
   const notBuilt =
-    'The Webhooks screen is not built. Run "npm run build" (npm install runs it too), then restart Furrow.';
+    'The farm app is not built. Run "npm run build" (npm install runs it too), then restart Furrow.';
   if (built) {
-    await app.register(fastifyStatic, { root, serve: false, cacheControl: false, index: false });
+    await app.register(fastifyStatic, {
+      root,
+      serve: false,
+      cacheControl: false,
+      index: false,
+      preCompressed: true,
+    });
   } else {
     // Said once when the process starts listening; a worker-only process never listens.
     app.addHook('onListen', async () => app.log.warn({ missing: resolve(root, 'index.html') }, notBuilt));
@@ -62,6 +70,7 @@ export const webScreenRoutes: FastifyPluginAsync<WebScreenOptions> = async (app,
     if (path !== '' && path !== 'index.html' && isFileInside(root, path)) {
       reply.header('cache-control', path.startsWith('assets/') ? IMMUTABLE : REVALIDATE);
       reply.header('x-content-type-options', 'nosniff');
+      reply.header('vary', 'accept-encoding');
       return reply.sendFile(path);
     }
     // A missing hashed asset is an old build's file: a 404, never index.html under a .js name.
@@ -85,6 +94,7 @@ function sendIndex(reply: FastifyReply): FastifyReply {
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('x-frame-options', 'DENY')
+    .header('vary', 'accept-encoding')
     .sendFile('index.html');
 }
 

@@ -1,4 +1,4 @@
-// The screen's texts in English and Vietnamese. Keys ending in _one/_other are plural forms,
+// The farm app's texts in English and Vietnamese. Keys ending in _one/_other are plural forms,
 // chosen with Intl.PluralRules by the {n} parameter.
 import { createContext, useContext } from 'react';
 
@@ -15,8 +15,36 @@ const en = {
   'lang.en': 'English',
   'lang.vi': 'Tiếng Việt',
 
+  'nav.more': 'More',
+  'toast.close': 'Close this message',
+  'error.page_not_found': 'There is no such page',
+  'error.go_today': 'Go to Today',
+  'nav.signed_in_as': 'Signed in as {name}',
+  'state.loading': 'Loading…',
+  'state.try_again': 'Try again',
+  'soon.body': 'This part of the farm app is coming soon.',
+  'owner_only.title': 'Only owners can use {section}',
+  'owner_only.body':
+    'You are signed in as {name}, a staff member of {tenant}. Ask the farm owner if something here needs to change.',
+  'today.intro': 'Alerts, tasks and harvests of the day will be here.',
+  'fielderror.https_required': 'The address must start with https:// so messages are sent encrypted.',
+  'fielderror.url_invalid': 'This is not a web address. It should look like https://example.com/farm-events.',
+  'fielderror.url_spaces': 'A web address cannot contain spaces.',
+  'fielderror.url_credentials': 'Leave the user name and password out of the address.',
+  'fielderror.url_unresolvable': 'No server called {host} was found. Check the spelling of the address.',
+  'fielderror.url_private':
+    'This address ({address}) is inside a private network. Furrow can only send to servers on the public internet.',
+  'fielderror.required': 'Fill this in.',
+  'fielderror.too_long': 'Use at most {limit} characters.',
+  'fielderror.too_many': 'Choose at most {limit}.',
+  'fielderror.choice': 'Choose one of the options offered.',
+  'fielderror.taken': 'This is already used. Choose another.',
+  'fielderror.not_found': 'This no longer exists. Choose another.',
+  'log.body_label': 'Message body of delivery {id}',
+  'secret.dismissed': 'The secret is hidden now.',
+
   'signin.title': 'Sign in',
-  'signin.intro': 'Sign in with your farm account to manage webhooks.',
+  'signin.intro': 'Sign in with your farm account.',
   'signin.tenant': 'Tenant code',
   'signin.tenant_hint': 'The code of your farm business, for example "demo".',
   'signin.username': 'Username',
@@ -32,10 +60,6 @@ const en = {
   'role.owner': 'owner',
   'role.staff': 'staff',
 
-  'staff.title': 'Only owners can manage webhooks',
-  'staff.body':
-    'You are signed in as {name}, a staff member of {tenant}. Webhooks send farm events to other systems, so only the farm owner can add, change or remove them. Ask the owner if a webhook needs to change.',
-
   'error.network': 'Furrow could not be reached. Check your connection and try again.',
   'error.generic': 'Something went wrong: {message}',
   'error.not_found': 'This webhook does not exist (it may have been deleted).',
@@ -44,11 +68,11 @@ const en = {
   'webhooks.title': 'Webhooks',
   'webhooks.intro':
     'Furrow sends a signed HTTPS POST to each URL below when something happens on your farm: a sensor alert, a device going offline, a confirmed harvest batch.',
-  'webhooks.add': 'Add endpoint',
+  'webhooks.add': 'Add receiving address',
   'webhooks.loading': 'Loading webhooks…',
   'webhooks.empty_title': 'No webhooks yet',
   'webhooks.empty_body': 'Add the HTTPS URL that should receive your farm’s events.',
-  'webhooks.list_label': 'Webhook endpoints',
+  'webhooks.list_label': 'Receiving addresses',
   'webhooks.manage': 'Manage',
   'webhooks.manage_label': 'Manage {url}',
   'webhooks.deleted': 'The webhook {url} was deleted.',
@@ -84,14 +108,14 @@ const en = {
   'event.harvest.batch.created': 'A harvest batch is declared and confirmed',
   'event.webhook.test': 'Test message',
 
-  'form.add_title': 'Add a webhook endpoint',
-  'form.edit_title': 'Edit webhook endpoint',
+  'form.add_title': 'Add a receiving address',
+  'form.edit_title': 'Edit receiving address',
   'form.url': 'Receiving URL',
   'form.url_hint': 'Must start with https:// and point to a server on the public internet.',
   'form.events': 'Events to send',
   'form.description': 'Description (optional)',
   'form.description_hint': 'A note for yourself, for example which system receives these events.',
-  'form.create': 'Add endpoint',
+  'form.create': 'Add receiving address',
   'form.save': 'Save changes',
   'form.saving': 'Saving…',
   'form.cancel': 'Cancel',
@@ -106,7 +130,7 @@ const en = {
   'secret.copied': 'Copied to the clipboard.',
   'secret.copy_failed': 'Copying failed: select the secret and copy it by hand.',
   'secret.done': 'I have saved the secret',
-  'secret.created': 'Endpoint added.',
+  'secret.created': 'Receiving address added.',
   'secret.rotated': 'Secret rotated. The previous secret no longer signs messages.',
 
   'detail.back': 'All webhooks',
@@ -115,7 +139,7 @@ const en = {
   'detail.events': 'Events',
   'detail.description': 'Description',
   'detail.created': 'Created',
-  'detail.id': 'Endpoint ID',
+  'detail.id': 'Address ID',
   'detail.actions': 'Actions',
   'detail.send_test': 'Send test',
   'detail.sending_test': 'Sending…',
@@ -124,8 +148,8 @@ const en = {
   'detail.rotate': 'Rotate secret',
   'detail.enable': 'Re-enable',
   'detail.delete': 'Delete',
-  'detail.enabled': 'Endpoint re-enabled.',
-  'detail.paused_title': 'This endpoint is paused',
+  'detail.enabled': 'Sending re-enabled.',
+  'detail.paused_title': 'Sending to this address is paused',
 
   'rotate.title': 'Rotate the signing secret?',
   'rotate.body':
@@ -173,9 +197,9 @@ const en = {
   'log.no_status': 'no answer',
   'log.duration_ms': '{n} ms',
   'log.request': 'Request',
-  'log.headers': 'Headers',
+  'log.headers': 'Request headers',
   'log.body': 'Body',
-  'log.header_name': 'Header',
+  'log.header_name': 'Name',
   'log.header_value': 'Value',
 
   'attack.title': 'Someone may be trying to guess a password',
@@ -200,8 +224,36 @@ const vi: Record<MessageKey, string> = {
   'lang.en': 'English',
   'lang.vi': 'Tiếng Việt',
 
+  'nav.more': 'Mục khác',
+  'toast.close': 'Đóng thông báo này',
+  'error.page_not_found': 'Không có trang này',
+  'error.go_today': 'Về trang Hôm nay',
+  'nav.signed_in_as': 'Đăng nhập: {name}',
+  'state.loading': 'Đang tải…',
+  'state.try_again': 'Thử lại',
+  'soon.body': 'Phần này của ứng dụng trang trại sắp ra mắt.',
+  'owner_only.title': 'Chỉ chủ trang trại mới dùng được mục {section}',
+  'owner_only.body':
+    'Bạn đang đăng nhập với tên {name}, nhân viên của {tenant}. Hãy hỏi chủ trang trại nếu cần thay đổi gì ở đây.',
+  'today.intro': 'Cảnh báo, công việc và thu hoạch trong ngày sẽ hiện ở đây.',
+  'fielderror.https_required': 'Địa chỉ phải bắt đầu bằng https:// để tin nhắn được gửi có mã hóa.',
+  'fielderror.url_invalid': 'Đây không phải địa chỉ web. Địa chỉ có dạng https://example.com/su-kien.',
+  'fielderror.url_spaces': 'Địa chỉ web không được có khoảng trắng.',
+  'fielderror.url_credentials': 'Đừng ghi tên đăng nhập và mật khẩu vào địa chỉ.',
+  'fielderror.url_unresolvable': 'Không tìm thấy máy chủ tên {host}. Hãy kiểm tra lại cách viết địa chỉ.',
+  'fielderror.url_private':
+    'Địa chỉ này ({address}) thuộc mạng nội bộ. Furrow chỉ gửi được tới máy chủ công khai trên Internet.',
+  'fielderror.required': 'Vui lòng điền mục này.',
+  'fielderror.too_long': 'Tối đa {limit} ký tự.',
+  'fielderror.too_many': 'Chọn tối đa {limit}.',
+  'fielderror.choice': 'Hãy chọn một trong các lựa chọn có sẵn.',
+  'fielderror.taken': 'Giá trị này đã được dùng. Hãy chọn giá trị khác.',
+  'fielderror.not_found': 'Mục này không còn tồn tại. Hãy chọn mục khác.',
+  'log.body_label': 'Nội dung tin nhắn của lần gửi {id}',
+  'secret.dismissed': 'Khóa bí mật đã được ẩn.',
+
   'signin.title': 'Đăng nhập',
-  'signin.intro': 'Đăng nhập bằng tài khoản trang trại để quản lý webhook.',
+  'signin.intro': 'Đăng nhập bằng tài khoản trang trại của bạn.',
   'signin.tenant': 'Mã doanh nghiệp',
   'signin.tenant_hint': 'Mã của doanh nghiệp trang trại, ví dụ "demo".',
   'signin.username': 'Tên đăng nhập',
@@ -217,10 +269,6 @@ const vi: Record<MessageKey, string> = {
   'role.owner': 'chủ trang trại',
   'role.staff': 'nhân viên',
 
-  'staff.title': 'Chỉ chủ trang trại mới quản lý được webhook',
-  'staff.body':
-    'Bạn đang đăng nhập với tên {name}, nhân viên của {tenant}. Webhook gửi sự kiện của trang trại sang hệ thống khác, nên chỉ chủ trang trại mới được thêm, sửa hoặc xóa. Hãy liên hệ chủ trang trại nếu cần thay đổi webhook.',
-
   'error.network': 'Không kết nối được với Furrow. Hãy kiểm tra mạng và thử lại.',
   'error.generic': 'Đã xảy ra lỗi: {message}',
   'error.not_found': 'Webhook này không tồn tại (có thể đã bị xóa).',
@@ -229,11 +277,11 @@ const vi: Record<MessageKey, string> = {
   'webhooks.title': 'Webhook',
   'webhooks.intro':
     'Furrow gửi một yêu cầu HTTPS POST có chữ ký tới từng URL dưới đây khi trang trại có sự kiện: cảnh báo cảm biến, thiết bị mất kết nối, lô thu hoạch được xác nhận.',
-  'webhooks.add': 'Thêm endpoint',
+  'webhooks.add': 'Thêm địa chỉ nhận',
   'webhooks.loading': 'Đang tải danh sách webhook…',
   'webhooks.empty_title': 'Chưa có webhook nào',
   'webhooks.empty_body': 'Thêm URL HTTPS sẽ nhận các sự kiện của trang trại.',
-  'webhooks.list_label': 'Các endpoint webhook',
+  'webhooks.list_label': 'Các địa chỉ nhận sự kiện',
   'webhooks.manage': 'Quản lý',
   'webhooks.manage_label': 'Quản lý {url}',
   'webhooks.deleted': 'Đã xóa webhook {url}.',
@@ -269,14 +317,14 @@ const vi: Record<MessageKey, string> = {
   'event.harvest.batch.created': 'Lô thu hoạch được khai báo và xác nhận',
   'event.webhook.test': 'Tin nhắn thử',
 
-  'form.add_title': 'Thêm endpoint webhook',
-  'form.edit_title': 'Sửa endpoint webhook',
+  'form.add_title': 'Thêm địa chỉ nhận sự kiện',
+  'form.edit_title': 'Sửa địa chỉ nhận sự kiện',
   'form.url': 'URL nhận',
   'form.url_hint': 'Phải bắt đầu bằng https:// và trỏ tới một máy chủ công khai trên Internet.',
   'form.events': 'Sự kiện cần gửi',
   'form.description': 'Mô tả (không bắt buộc)',
   'form.description_hint': 'Ghi chú cho bạn, ví dụ hệ thống nào nhận các sự kiện này.',
-  'form.create': 'Thêm endpoint',
+  'form.create': 'Thêm địa chỉ nhận',
   'form.save': 'Lưu thay đổi',
   'form.saving': 'Đang lưu…',
   'form.cancel': 'Hủy',
@@ -286,12 +334,12 @@ const vi: Record<MessageKey, string> = {
   'secret.title': 'Khóa bí mật để ký',
   'secret.once': 'Hãy sao chép khóa này ngay: bạn sẽ không thấy lại nó.',
   'secret.use':
-    'Hệ thống nhận dùng khóa này để kiểm tra header X-Service-Signature của mỗi tin nhắn. Đừng để khóa trong mã nguồn hay nhật ký.',
+    'Hệ thống nhận dùng khóa này để kiểm tra tiêu đề X-Service-Signature của mỗi tin nhắn. Đừng để khóa trong mã nguồn hay nhật ký.',
   'secret.copy': 'Sao chép khóa',
   'secret.copied': 'Đã sao chép vào bộ nhớ tạm.',
   'secret.copy_failed': 'Không sao chép được: hãy chọn khóa và sao chép thủ công.',
   'secret.done': 'Tôi đã lưu khóa',
-  'secret.created': 'Đã thêm endpoint.',
+  'secret.created': 'Đã thêm địa chỉ nhận.',
   'secret.rotated': 'Đã đổi khóa. Khóa cũ không còn được dùng để ký.',
 
   'detail.back': 'Tất cả webhook',
@@ -300,7 +348,7 @@ const vi: Record<MessageKey, string> = {
   'detail.events': 'Sự kiện',
   'detail.description': 'Mô tả',
   'detail.created': 'Ngày tạo',
-  'detail.id': 'Mã endpoint',
+  'detail.id': 'Mã địa chỉ nhận',
   'detail.actions': 'Thao tác',
   'detail.send_test': 'Gửi thử',
   'detail.sending_test': 'Đang gửi…',
@@ -309,8 +357,8 @@ const vi: Record<MessageKey, string> = {
   'detail.rotate': 'Đổi khóa bí mật',
   'detail.enable': 'Bật lại',
   'detail.delete': 'Xóa',
-  'detail.enabled': 'Đã bật lại endpoint.',
-  'detail.paused_title': 'Endpoint này đang tạm dừng',
+  'detail.enabled': 'Đã bật lại địa chỉ nhận.',
+  'detail.paused_title': 'Địa chỉ nhận này đang tạm dừng',
 
   'rotate.title': 'Đổi khóa bí mật?',
   'rotate.body':
@@ -357,9 +405,9 @@ const vi: Record<MessageKey, string> = {
   'log.no_status': 'không có phản hồi',
   'log.duration_ms': '{n} ms',
   'log.request': 'Yêu cầu',
-  'log.headers': 'Header',
+  'log.headers': 'Tiêu đề yêu cầu',
   'log.body': 'Nội dung',
-  'log.header_name': 'Header',
+  'log.header_name': 'Tên',
   'log.header_value': 'Giá trị',
 
   'attack.title': 'Có thể ai đó đang đoán mật khẩu',
@@ -410,11 +458,16 @@ export function initialLanguage(): Language {
 
 export interface I18n {
   language: Language;
+  setLanguage: (language: Language) => void;
   t: Translate;
   plural: (key: PluralKey, n: number, params?: Params) => string;
 }
 
-export const I18nContext = createContext<I18n>({ language: 'en', ...makeTranslator('en') });
+export const I18nContext = createContext<I18n>({
+  language: 'en',
+  setLanguage: () => {},
+  ...makeTranslator('en'),
+});
 
 export function useI18n(): I18n {
   return useContext(I18nContext);

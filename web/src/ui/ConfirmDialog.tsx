@@ -1,7 +1,9 @@
 // A modal confirmation on the native <dialog>: focus stays inside, Escape cancels, and the
-// focus returns to the button that opened it.
-import { type ReactNode, useEffect, useId, useRef } from 'react';
-import { useI18n } from '../i18n';
+// focus returns to the button that opened it. While the action runs its buttons say so
+// (aria-disabled) without being disabled, so the focus never falls out of the dialog.
+import { type ReactNode, type RefObject, useEffect, useId, useRef } from 'react';
+import { focusPageHeading } from '../app/focus';
+import { useI18n } from '../app/i18n';
 
 interface ConfirmDialogProps {
   title: string;
@@ -11,6 +13,8 @@ interface ConfirmDialogProps {
   busy?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
+  /** Takes the focus on close when the button that opened the dialog is gone (else the page heading). */
+  fallbackFocus?: RefObject<HTMLElement | null>;
 }
 
 export function ConfirmDialog({
@@ -21,6 +25,7 @@ export function ConfirmDialog({
   busy = false,
   onConfirm,
   onCancel,
+  fallbackFocus,
 }: ConfirmDialogProps) {
   const { t } = useI18n();
   const ref = useRef<HTMLDialogElement>(null);
@@ -37,9 +42,12 @@ export function ConfirmDialog({
     cancelRef.current?.focus();
     return () => {
       if (dialog.open) dialog.close();
-      opener?.focus?.();
+      // The action may have removed the opener (a paused notice's Re-enable): never drop the focus.
+      if (opener?.isConnected) opener.focus();
+      else if (fallbackFocus?.current) fallbackFocus.current.focus();
+      else focusPageHeading();
     };
-  }, []);
+  }, [fallbackFocus]);
 
   return (
     <dialog
@@ -57,10 +65,21 @@ export function ConfirmDialog({
         {children}
       </div>
       <div className="dialog-actions">
-        <button type="button" className="button secondary" ref={cancelRef} onClick={onCancel} disabled={busy}>
+        <button
+          type="button"
+          className="button secondary"
+          ref={cancelRef}
+          onClick={() => !busy && onCancel()}
+          aria-disabled={busy || undefined}
+        >
           {t('dialog.cancel')}
         </button>
-        <button type="button" className={`button ${tone}`} onClick={onConfirm} disabled={busy}>
+        <button
+          type="button"
+          className={`button ${tone}`}
+          onClick={() => !busy && onConfirm()}
+          aria-disabled={busy || undefined}
+        >
           {confirmLabel}
         </button>
       </div>

@@ -1,6 +1,6 @@
 // A signing secret, shown once (after create and after rotate), with a copy button.
-import { useId, useRef, useState } from 'react';
-import { useI18n } from '../i18n';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useI18n } from '../../app/i18n';
 
 interface SecretNoticeProps {
   secret: string;
@@ -14,6 +14,13 @@ export function SecretNotice({ secret, reason, onDismiss }: SecretNoticeProps) {
   const warningId = useId();
   const inputRef = useRef<HTMLInputElement>(null);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  // Shown after an action (add, rotate): it takes the focus, so the secret is read out first.
+  useEffect(() => {
+    const frame = requestAnimationFrame(() => headingRef.current?.focus());
+    return () => cancelAnimationFrame(frame);
+  }, []);
 
   async function copy() {
     try {
@@ -28,7 +35,9 @@ export function SecretNotice({ secret, reason, onDismiss }: SecretNoticeProps) {
 
   return (
     <section className="secret-notice">
-      <h2>{t('secret.title')}</h2>
+      <h2 ref={headingRef} tabIndex={-1}>
+        {t('secret.title')}
+      </h2>
       <p className="secret-context">{t(reason === 'created' ? 'secret.created' : 'secret.rotated')}</p>
       <p id={warningId} className="secret-warning">
         <strong>{t('secret.once')}</strong>

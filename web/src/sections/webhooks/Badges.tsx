@@ -1,6 +1,6 @@
 // Small labels shared by the list, the detail page and the log.
-import type { DeliveryStatus, Endpoint } from '../api';
-import { isMessageKey, useI18n } from '../i18n';
+import { isMessageKey, useI18n } from '../../app/i18n';
+import type { DeliveryStatus, Endpoint } from './api';
 
 export function EndpointStatusBadge({ status }: { status: Endpoint['status'] }) {
   const { t } = useI18n();

@@ -1,15 +1,15 @@
 // The last 50 deliveries of an endpoint; each expands to its attempts and the exact request.
 import { Fragment, useState } from 'react';
-import type { Attempt, Delivery } from '../api';
-import { useI18n } from '../i18n';
-import { formatRelative, formatTime } from '../time';
+import { useI18n } from '../../app/i18n';
+import { formatRelative, formatTime } from '../../ui/format';
+import type { Attempt, Delivery } from './api';
 import { DeliveryStatusBadge } from './Badges';
 
 interface DeliveryLogProps {
   deliveries: Delivery[] | null;
   refreshing: boolean;
-  /** The action under way, if any ("redeliver:<id>", "test", ...). */
-  busy: string | null;
+  /** An action is under way: its buttons wait (without losing the focus). */
+  busy: boolean;
   onRedeliver: (delivery: Delivery) => void;
 }
 
@@ -97,7 +97,7 @@ export function DeliveryLog({ deliveries, refreshing, busy, onRedeliver }: Deliv
                           type="button"
                           className="button small secondary"
                           aria-label={t('log.redeliver_label', { id: delivery.id })}
-                          disabled={busy !== null}
+                          aria-disabled={busy || undefined}
                           onClick={() => onRedeliver(delivery)}
                         >
                           {t('log.redeliver')}
@@ -145,28 +145,29 @@ function DeliveryDetails({ delivery }: { delivery: Delivery }) {
         <>
           <h3>{t('log.request')}</h3>
           <h4>{t('log.headers')}</h4>
-          <table className="headers">
-            <thead>
-              <tr>
-                <th scope="col">{t('log.header_name')}</th>
-                <th scope="col">{t('log.header_value')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {headers.map(([name, value]) => (
-                <tr key={name}>
-                  <th scope="row">
-                    <code>{name}</code>
-                  </th>
-                  <td>
-                    <code>{value}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {/* A list, not a table: long values wrap at phone width instead of pushing the page wide. */}
+          <dl className="request-headers">
+            {headers.map(([name, value]) => (
+              <div key={name}>
+                <dt>
+                  <code>{name}</code>
+                </dt>
+                <dd>
+                  <code>{value}</code>
+                </dd>
+              </div>
+            ))}
+          </dl>
           <h4>{t('log.body')}</h4>
-          <pre className="code-block">{prettyJson(delivery.request.body)}</pre>
+          {/* Shown whole; the box takes the keyboard focus so long lines can be scrolled sideways. */}
+          <section
+            className="message-body"
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard
+            tabIndex={0}
+            aria-label={t('log.body_label', { id: delivery.id })}
+          >
+            <pre className="code-block">{prettyJson(delivery.request.body)}</pre>
+          </section>
         </>
       )}
     </div>

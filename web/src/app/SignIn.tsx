@@ -1,17 +1,16 @@
+// Sign in with the farm's code, a username and a password. After a sign-out or an expired
+// session the page says why; an expired session's form starts with the same farm and user.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { ApiError, login, NetworkError, type Session } from '../api';
-import { type MessageKey, useI18n } from '../i18n';
+import { unwrap } from '../api/client';
+import { PageHeading } from '../ui/PageHeading';
+import { describeError } from '../ui/States';
+import { requestPageFocus } from './focus';
+import { useI18n } from './i18n';
+import { useSessionState } from './session';
 
-interface SignInProps {
-  /** Why the user is here: an expired session, a sign-out. */
-  notice: MessageKey | null;
-  /** The account of the session that just ended, to sign in again quickly. */
-  account: { tenantcode: string; username: string } | null;
-  onSignedIn: (session: Session) => void;
-}
-
-export function SignIn({ notice, account, onSignedIn }: SignInProps) {
-  const { t, language } = useI18n();
+export function SignIn() {
+  const { t } = useI18n();
+  const { api, notice, lastAccount: account, signIn } = useSessionState();
   const [tenantcode, setTenantcode] = useState(account?.tenantcode ?? '');
   const [username, setUsername] = useState(account?.username ?? '');
   const [password, setPassword] = useState('');
@@ -32,23 +31,26 @@ export function SignIn({ notice, account, onSignedIn }: SignInProps) {
     setBusy(true);
     setError(null);
     try {
-      const result = await login(
-        { tenantcode: tenantcode.trim(), username: username.trim(), password },
-        language,
+      // No `language` field: that would pin the token's language; Accept-Language follows the app.
+      const body = await unwrap(
+        api.POST('/api/auth/login', {
+          body: { tenantcode: tenantcode.trim(), username: username.trim(), password },
+        }),
       );
-      if (result.ok) {
-        onSignedIn(result.session);
+      if (body.meta.status_code !== 0 || !('data' in body)) {
+        setError(body.meta.message);
         return;
       }
-      setError(result.message);
+      const { token, expires_at, user, tenant } = body.data;
+      requestPageFocus();
+      signIn({
+        token,
+        expiresAt: expires_at,
+        user: { id: user.id, username: user.username, name: user.name, role: user.role },
+        tenant: { code: tenant.code, name: tenant.name },
+      });
     } catch (err) {
-      setError(
-        err instanceof NetworkError
-          ? t('error.network')
-          : err instanceof ApiError
-            ? err.message
-            : String(err),
-      );
+      setError(describeError(err, t));
     } finally {
       setBusy(false);
     }
@@ -56,7 +58,7 @@ export function SignIn({ notice, account, onSignedIn }: SignInProps) {
 
   return (
     <section className="page signin">
-      <h1>{t('signin.title')}</h1>
+      <PageHeading>{t('signin.title')}</PageHeading>
       <p className="lead">{t('signin.intro')}</p>
       {notice && (
         <p className="notice notice-info" role="status">

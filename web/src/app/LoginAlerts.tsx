@@ -1,36 +1,28 @@
 // Owners see it when someone keeps failing to sign in to one of the farm's accounts: who, how
 // often, from how many addresses, and whether sign-ins to it are paused for everyone.
-import { useEffect, useState } from 'react';
-import type { LoginAlert } from '../api';
-import { useI18n } from '../i18n';
-import { useSession } from '../session';
-import { formatTime } from '../time';
+import { useQuery } from '@tanstack/react-query';
+import { many, unwrap } from '../api/client';
+import { formatTime } from '../ui/format';
+import { useI18n } from './i18n';
+import { useSession } from './session';
 
-/** How often the notice looks again while the page stays open. */
-const REFRESH_MS = 60_000;
+interface LoginAlert {
+  username: string;
+  failed_attempts: number;
+  addresses: number;
+  last_failed_at: string;
+  locked_until: string | null;
+}
 
 export function LoginAlerts() {
   const { language, t, plural } = useI18n();
   const { api } = useSession();
-  const [alerts, setAlerts] = useState<LoginAlert[]>([]);
-
-  useEffect(() => {
-    let stopped = false;
-    const load = () =>
-      api
-        .loginAlerts()
-        .then((found) => {
-          if (!stopped) setAlerts(found);
-        })
-        // The notice is extra: a failure to load it must not disturb the page.
-        .catch(() => {});
-    load();
-    const timer = setInterval(load, REFRESH_MS);
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-    };
-  }, [api]);
+  // The notice is extra: a failure to load it must not disturb the page (no error shown).
+  const { data: alerts = [] } = useQuery({
+    queryKey: ['login-alerts'],
+    queryFn: async () => many<LoginAlert>(await unwrap(api.GET('/api/auth/login-alerts'))),
+    refetchInterval: 60_000,
+  });
 
   if (alerts.length === 0) return null;
   return (

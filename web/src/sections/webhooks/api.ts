@@ -1,0 +1,174 @@
+// The Webhooks section's data: types from the generated API schema, queries (cached, polled) and
+// the actions. Every query key starts with 'webhooks', so an action refreshes all of it at once.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { type Api, many, one, type paths, unwrap } from '../../api/client';
+import { useSession } from '../../app/session';
+
+type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+type ListItem = Json<paths['/api/webhooks']['get']['responses'][200]>[number];
+export type Delivery = Json<paths['/api/webhooks/{id}/deliveries']['get']['responses'][200]>[number];
+export type DeliveryStatus = Delivery['status'];
+export type Attempt = Delivery['attempts'][number];
+export type EndpointInput = NonNullable<
+  paths['/api/webhooks']['post']['requestBody']
+>['content']['application/json'];
+export type EventKind = EndpointInput['events'][number];
+
+/** The newest delivery of an endpoint, as GET /api/webhooks carries it (when the server has `last_delivery`). */
+export type LastDelivery = Pick<Delivery, 'id' | 'event_type' | 'status' | 'created_at'>;
+
+export type Endpoint = ListItem & {
+  /** Only in the answers of create and rotate-secret. */
+  secret?: string;
+  /** Undefined when the server does not send it (then the list asks the delivery log). */
+  last_delivery?: LastDelivery | null;
+};
+
+export const EVENT_KINDS = ['iot.alert.raised', 'iot.device.offline', 'harvest.batch.created'] as const;
+export const ALL_EVENTS = '*';
+
+/** How often the list looks again while it is open. */
+const LIST_POLL_MS = 10_000;
+/** The log: quickly while something is about to happen, slowly otherwise. */
+const FAST_POLL_MS = 2_000;
+const SLOW_POLL_MS = 5_000;
+/** After an action the log is polled quickly for a while, so its effects show up. */
+const FAST_WINDOW_MS = 20_000;
+
+export const keys = {
+  all: ['webhooks'] as const,
+  list: ['webhooks', 'list'] as const,
+  endpoint: (id: string) => ['webhooks', 'endpoint', id] as const,
+  deliveries: (id: string) => ['webhooks', 'endpoint', id, 'deliveries'] as const,
+};
+
+const at = (id: string) => ({ params: { path: { id } } });
+
+async function listDeliveries(api: Api, id: string): Promise<Delivery[]> {
+  return many<Delivery>(await unwrap(api.GET('/api/webhooks/{id}/deliveries', at(id))));
+}
+
+export function useEndpoints() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.list,
+    queryFn: async () => many<Endpoint>(await unwrap(api.GET('/api/webhooks'))),
+    refetchInterval: LIST_POLL_MS,
+  });
+}
+
+/**
+ * The newest delivery of each endpoint: the list's `last_delivery` when the server sends it,
+ * else the first row of the endpoint's delivery log (shared with its page's cache).
+ */
+export function useLastDelivery(endpoint: Endpoint): { last: LastDelivery | null | undefined } {
+  const { api } = useSession();
+  const needsLog = endpoint.last_delivery === undefined;
+  const log = useQuery({
+    queryKey: keys.deliveries(endpoint.id),
+    queryFn: () => listDeliveries(api, endpoint.id),
+    enabled: needsLog,
+    refetchInterval: needsLog ? LIST_POLL_MS : false,
+  });
+  if (!needsLog) return { last: endpoint.last_delivery };
+  if (log.isError) return { last: null };
+  return { last: log.data ? (log.data[0] ?? null) : undefined };
+}
+
+let fastUntil = 0;
+
+function pollDelay(deliveries: Delivery[] | undefined, now = Date.now()): number {
+  if (now < fastUntil) return FAST_POLL_MS;
+  for (const delivery of deliveries ?? []) {
+    if (delivery.status === 'pending') return FAST_POLL_MS;
+    if (delivery.status === 'retrying' && delivery.next_attempt_at) {
+      if (new Date(delivery.next_attempt_at).getTime() - now < 60_000) return FAST_POLL_MS;
+    }
+  }
+  return SLOW_POLL_MS;
+}
+
+/** An endpoint and its delivery log, polled; `active: false` stops asking (e.g. while it is deleted). */
+export function useEndpoint(id: string, { active = true, withDeliveries = true } = {}) {
+  const { api } = useSession();
+  const deliveries = useQuery({
+    queryKey: keys.deliveries(id),
+    queryFn: () => listDeliveries(api, id),
+    enabled: active && withDeliveries,
+    refetchInterval: (query) => (query.state.error ? false : pollDelay(query.state.data)),
+  });
+  const endpoint = useQuery({
+    queryKey: keys.endpoint(id),
+    queryFn: async () => one<Endpoint>(await unwrap(api.GET('/api/webhooks/{id}', at(id)))),
+    enabled: active,
+    refetchInterval: (query) => (query.state.error || !withDeliveries ? false : pollDelay(deliveries.data)),
+  });
+  return { endpoint, deliveries };
+}
+
+/** An action on the endpoint; afterwards the section's data is refreshed and polled quickly. */
+function useEndpointAction<A, R>(run: (api: Api, args: A) => Promise<R>) {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (args: A) => run(api, args),
+    onSuccess: async () => {
+      fastUntil = Date.now() + FAST_WINDOW_MS;
+      await client.invalidateQueries({ queryKey: keys.all });
+    },
+  });
+}
+
+export const useSendTest = () =>
+  useEndpointAction((api, id: string) => unwrap(api.POST('/api/webhooks/{id}/test', at(id))));
+
+export const useRedeliver = () =>
+  useEndpointAction((api, { id, deliveryId }: { id: string; deliveryId: string }) =>
+    unwrap(
+      api.POST('/api/webhooks/{id}/deliveries/{delivery_id}/redeliver', {
+        params: { path: { id, delivery_id: deliveryId } },
+      }),
+    ),
+  );
+
+export const useRotateSecret = () =>
+  useEndpointAction(async (api, id: string) =>
+    one<Endpoint>(await unwrap(api.POST('/api/webhooks/{id}/rotate-secret', at(id)))),
+  );
+
+export const useEnable = () =>
+  useEndpointAction((api, id: string) => unwrap(api.POST('/api/webhooks/{id}/enable', at(id))));
+
+/** Forgets a removed endpoint's data, once its page is closed. */
+export function useForgetEndpoint() {
+  const client = useQueryClient();
+  return (id: string) => client.removeQueries({ queryKey: keys.endpoint(id) });
+}
+
+export function useDeleteEndpoint() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => unwrap(api.DELETE('/api/webhooks/{id}', at(id))),
+    // Its page stops asking first (it may be polling), so no call goes to the removed endpoint.
+    onMutate: (id: string) => client.cancelQueries({ queryKey: keys.endpoint(id) }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.list }),
+  });
+}
+
+export function useSaveEndpoint(id: string | null) {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (input: EndpointInput): Promise<Endpoint> => {
+      if (id === null) return one<Endpoint>(await unwrap(api.POST('/api/webhooks', { body: input })));
+      await unwrap(api.PUT('/api/webhooks/{id}', { ...at(id), body: input }));
+      return one<Endpoint>(await unwrap(api.GET('/api/webhooks/{id}', at(id))));
+    },
+    onSuccess: (endpoint) => {
+      client.setQueryData(keys.endpoint(endpoint.id), { ...endpoint, secret: undefined });
+      return client.invalidateQueries({ queryKey: keys.list });
+    },
+  });
+}
