@@ -421,7 +421,9 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
   it('pauses after five fully failed deliveries, holds new ones, and re-enables to send them', async () => {
     receiver.script = () => ({ status: 500, body: 'no' });
     await Promise.all([raise(), raise(), raise(), raise(), raise()]);
-    await page.getByRole('heading', { name: 'Sending to this address is paused' }).waitFor({ timeout: 40_000 });
+    await page
+      .getByRole('heading', { name: 'Sending to this address is paused' })
+      .waitFor({ timeout: 40_000 });
     // The streak may pass five: deliveries running side by side can all fail before the pause.
     await page.getByText(/Paused after ([5-9]|\d\d) deliveries in a row failed every attempt/).waitFor();
     await raise(); // arrives while paused: held
