@@ -6,6 +6,7 @@ import type { TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type Api, iotFixture } from '../../../test/support/iot.js';
 import { pruneRawReadings } from './reading-retention.js';
+import { deleteMinuteBuckets } from './reading-rollup.repository.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 5, 10, 12, 0, 0);
@@ -91,6 +92,9 @@ forEachDialect('IoT raw reading retention', (database) => {
       // A late reading older than the retention is stored, then goes at the next run.
       await send([reading(11, old + 40_000)]);
       assert.ok((await raw(api, d.id)).includes(11));
+      // Stored between the job's two deletes, it keeps its bucket, so the next run finds it.
+      const scope = { db: t.database.db, tenantId: f.farm.id };
+      assert.equal(await deleteMinuteBuckets(scope, d.id, NOW - 90 * DAY), 0);
       assert.deepEqual(await prune(), { readings: 1, buckets: 1 });
       assert.deepEqual(await series(api, d.id, `bucket=1h&${oldRange}`), [
         ['2026-03-02T12:00:00.000Z', 1, 11, 5],

@@ -157,11 +157,21 @@ export async function deleteRawReadings(
   return Number(result.numDeletedRows);
 }
 
-/** Deletes a device's 1-minute buckets starting before `before`; answers how many. */
+/**
+ * Deletes a device's 1-minute buckets starting before `before` that no raw reading is left in;
+ * answers how many. A late reading stored since its minute's raw readings were deleted keeps its
+ * bucket, so the next run finds it.
+ */
 export async function deleteMinuteBuckets(scope: Scope, deviceId: number, before: number): Promise<number> {
   const result = await deleteScoped(scope, 'iot_readings_1m')
     .where('device_id', '=', deviceId)
     .where('bucket_start', '<', before)
+    .where(
+      sql<boolean>`not exists (select 1 from iot_readings r
+        where r.tenant_id = iot_readings_1m.tenant_id and r.device_id = iot_readings_1m.device_id
+          and r.recorded_at >= iot_readings_1m.bucket_start and r.recorded_at < iot_readings_1m.bucket_start + 60000
+          and r.metric = iot_readings_1m.metric)`,
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
