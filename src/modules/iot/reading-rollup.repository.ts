@@ -1,8 +1,8 @@
 // Roll-up statements: a batch of readings added to the 1-minute, 1-hour and 1-day buckets, and
 // a device's metric read back bucket by bucket.
-import { sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
-import { deleteScoped, insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
+import { deleteScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 import type { Db } from '../../platform/db/types.js';
 
 export type Bucket = '1m' | '1h' | '1d';
@@ -69,31 +69,51 @@ export function rollUp(readings: readonly RolledReading[], bucket: Bucket): Roll
 /**
  * Adds a batch of readings to every roll-up: summed in memory first, then one upsert per level
  * (per 500 buckets) that merges into what the buckets already hold, so late readings count too.
+ * The statement is written out rather than built: it runs with every batch, and building and
+ * compiling it each time cost more than running it.
  */
 export async function addToRollups(scope: Scope, readings: readonly RolledReading[]): Promise<void> {
   if (readings.length === 0) return;
   const pg = isPostgresDb(scope.db);
   for (const bucket of ['1m', '1h', '1d'] as const) {
-    const table = TABLES[bucket];
     const rows = rollUp(readings, bucket);
     for (let i = 0; i < rows.length; i += 500) {
-      await insertScoped(scope, table, rows.slice(i, i + 500))
-        .onConflict((oc) =>
-          oc.columns(['tenant_id', 'device_id', 'metric', 'bucket_start']).doUpdateSet({
-            // SQLite's two-argument min and max are PostgreSQL's least and greatest.
-            min: pg
-              ? sql`least(${sql.ref(`${table}.min`)}, excluded.min)`
-              : sql`min(${sql.ref(`${table}.min`)}, excluded.min)`,
-            max: pg
-              ? sql`greatest(${sql.ref(`${table}.max`)}, excluded.max)`
-              : sql`max(${sql.ref(`${table}.max`)}, excluded.max)`,
-            sum: sql`${sql.ref(`${table}.sum`)} + excluded.sum`,
-            count: sql`${sql.ref(`${table}.count`)} + excluded.count`,
-          }),
-        )
-        .execute();
+      const chunk = rows.slice(i, i + 500);
+      const parameters = chunk.flatMap((r) => [
+        scope.tenantId,
+        r.device_id,
+        r.metric,
+        r.bucket_start,
+        r.min,
+        r.max,
+        r.sum,
+        r.count,
+      ]);
+      await scope.db.executeQuery(CompiledQuery.raw(upsertSql(TABLES[bucket], chunk.length, pg), parameters));
     }
   }
+}
+
+const upsertTexts = new Map<string, string>();
+
+/** `insert … on conflict do update` of `rows` buckets into a roll-up table, merging min, max, sum and count. */
+function upsertSql(table: (typeof TABLES)[Bucket], rows: number, pg: boolean): string {
+  const key = `${pg ? 'pg' : 'sqlite'}:${table}:${rows}`;
+  let text = upsertTexts.get(key);
+  if (text === undefined) {
+    const tuple = (n: number) =>
+      `(${Array.from({ length: 8 }, (_, c) => (pg ? `$${n * 8 + c + 1}` : '?')).join(', ')})`;
+    // SQLite's two-argument min and max are PostgreSQL's least and greatest.
+    const [least, greatest] = pg ? ['least', 'greatest'] : ['min', 'max'];
+    text =
+      `insert into ${table} (tenant_id, device_id, metric, bucket_start, min, max, sum, count) values ` +
+      `${Array.from({ length: rows }, (_, n) => tuple(n)).join(', ')} ` +
+      'on conflict (tenant_id, device_id, metric, bucket_start) do update set ' +
+      `min = ${least}(${table}.min, excluded.min), max = ${greatest}(${table}.max, excluded.max), ` +
+      `sum = ${table}.sum + excluded.sum, count = ${table}.count + excluded.count`;
+    upsertTexts.set(key, text);
+  }
+  return text;
 }
 
 export interface SeriesPoint {
