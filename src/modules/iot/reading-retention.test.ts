@@ -2,10 +2,11 @@
 // for every tenant; the hourly and daily roll-ups stay and the series still answers from them.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type Api, iotFixture } from '../../../test/support/iot.js';
-import { pruneRawReadings } from './reading-retention.js';
+import { createReadingRetention, pruneRawReadings } from './reading-retention.js';
 import { deleteMinuteBuckets } from './reading-rollup.repository.js';
 
 const DAY = 86_400_000;
@@ -113,6 +114,34 @@ forEachDialect('IoT raw reading retention', (database) => {
         ['2026-06-09T00:00:00.000Z', 20, 22, 2],
       ]);
       t.clock.set(NOW);
+    });
+
+    it('runs as a background service until stopped', async () => {
+      const d = await device('keep-service');
+      const old = {
+        device_code: 'keep-service',
+        metric: 'temperature',
+        value: 2,
+        recorded_at: iso(NOW - 95 * DAY),
+      };
+      await send([old]);
+      const logged: unknown[] = [];
+      const log = (entry: unknown) => logged.push(entry);
+      const service = createReadingRetention({
+        db: t.database.db,
+        clock: t.clock,
+        retentionDays: 90,
+        intervalMs: 20,
+        logger: { info: log, warn: log, error: log },
+      });
+      await service.start();
+      try {
+        for (let i = 0; i < 200 && (await raw(api, d.id)).length > 0; i++) await sleep(20);
+        assert.deepEqual(await raw(api, d.id), []);
+      } finally {
+        await service.stop();
+      }
+      assert.deepEqual(logged[0], { readings: 1, buckets: 1 });
     });
 
     it('keeps everything when the retention is 0', async () => {
