@@ -18,6 +18,7 @@ describe('config', () => {
     assert.deepEqual(config.webhookAllowPrivateHosts, []);
     assert.equal(config.webhookCaFile, undefined);
     assert.equal(config.iotSweepIntervalMs, 15000);
+    assert.equal(config.iotRawRetentionDays, 90);
     assert.deepEqual(config.databaseTimeouts, {
       connectMs: 5000,
       statementMs: 10_000,
@@ -64,6 +65,7 @@ describe('config', () => {
       WEBHOOK_ALLOW_PRIVATE_HOSTS: 'receiver.local, 10.0.0.0/8,::1',
       WEBHOOK_CA_FILE: '/etc/furrow/ca.pem',
       IOT_SWEEP_INTERVAL_MS: '50',
+      IOT_RAW_RETENTION_DAYS: '0',
       DATABASE_CONNECT_TIMEOUT_MS: '1500',
       DATABASE_STATEMENT_TIMEOUT_MS: '0',
       DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '60000',
@@ -78,6 +80,7 @@ describe('config', () => {
     assert.deepEqual(config.webhookAllowPrivateHosts, ['receiver.local', '10.0.0.0/8', '::1']);
     assert.equal(config.webhookCaFile, '/etc/furrow/ca.pem');
     assert.equal(config.iotSweepIntervalMs, 50);
+    assert.equal(config.iotRawRetentionDays, 0);
     assert.deepEqual(config.databaseTimeouts, {
       connectMs: 1500,
       statementMs: 0,
@@ -103,6 +106,7 @@ describe('config', () => {
       /WEBHOOK_ALLOW_PRIVATE_HOSTS: "10.0.0.0\/99" is not a host/,
     ],
     ['IOT_SWEEP_INTERVAL_MS', '0', /IOT_SWEEP_INTERVAL_MS: .*out of range/],
+    ['IOT_RAW_RETENTION_DAYS', '90d', /IOT_RAW_RETENTION_DAYS: "90d" is not a number of days/],
     ['HOST', 'bad host!', /HOST: "bad host!" is not an IP address/],
     [
       'DATABASE_CONNECT_TIMEOUT_MS',

@@ -16,6 +16,8 @@ export interface Config {
   readonly webhookAllowPrivateHosts: readonly string[];
   readonly webhookCaFile: string | undefined;
   readonly iotSweepIntervalMs: number;
+  /** Days raw readings (and their 1-minute roll-ups) are kept; 0 keeps them forever. */
+  readonly iotRawRetentionDays: number;
   readonly logLevel: string;
   readonly dataDir: string;
   /** Fastify's trustProxy: false, true, or the proxy addresses/CIDRs whose X-Forwarded-For is believed. */
@@ -94,6 +96,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookCaFile: read('WEBHOOK_CA_FILE', undefined, (raw) => raw),
     iotSweepIntervalMs: read('IOT_SWEEP_INTERVAL_MS', 15000, (raw) =>
       parseInteger(raw, 10, 3_600_000, 'milliseconds from 10 to 3600000'),
+    ),
+    iotRawRetentionDays: read('IOT_RAW_RETENTION_DAYS', 90, (raw) =>
+      parseInteger(raw, 0, 36_500, 'a number of days from 1 to 36500, or 0 to keep raw readings forever'),
     ),
     logLevel: read('LOG_LEVEL', 'info', (raw) => {
       if (!LOG_LEVELS.includes(raw)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);

@@ -18,4 +18,5 @@ export const load = {
   serveLock: () => import('../platform/db/serve-lock.js'),
   webhookWorker: () => import('../modules/webhooks/worker.js'),
   offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
+  readingRetention: () => import('../modules/iot/reading-retention.js'),
 };

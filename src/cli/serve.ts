@@ -12,9 +12,10 @@ import { describeDemo } from './tenant.js';
 const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
-  all      API, web screen, delivery worker and offline sweeper in one process (default)
+  all      API, web screen, delivery worker, offline sweeper and reading retention in
+           one process (default)
   api      only the HTTP API and web screen
-  worker   only the background work (webhook deliveries, offline sweeps)
+  worker   only the background work (webhook deliveries, offline sweeps, reading retention)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -117,6 +118,17 @@ export async function serve(args: string[]): Promise<number> {
           logger: app.log.child({ service: 'iot-offline-sweeper' }),
         }),
       );
+      if (config.iotRawRetentionDays > 0) {
+        const { createReadingRetention } = await load.readingRetention();
+        services.push(
+          createReadingRetention({
+            db: database.db,
+            clock: systemClock,
+            retentionDays: config.iotRawRetentionDays,
+            logger: app.log.child({ service: 'iot-reading-retention' }),
+          }),
+        );
+      }
     }
     if (role !== 'worker') {
       await app.listen({ port: config.port, host: config.host });

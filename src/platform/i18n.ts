@@ -59,6 +59,9 @@ const en = {
   'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
   'iot.recorded_in_future': 'is more than an hour ahead of the server clock',
+  'iot.series_too_long':
+    'spans {buckets} buckets of {bucket}; at most {limit} per answer (narrow from and to, or take a larger bucket)',
+  'iot.series_reversed': 'must not be before from',
   'harvest.already_confirmed': 'This harvest batch is already confirmed',
   // Webhooks
   'webhook.url.invalid': 'is not a valid URL',
@@ -135,6 +138,9 @@ const vi: Record<MessageKey, string> = {
   'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',
   'iot.recorded_in_future': 'sớm hơn đồng hồ máy chủ quá một giờ',
+  'iot.series_too_long':
+    'trải qua {buckets} khoảng {bucket}; tối đa {limit} khoảng mỗi lần (thu hẹp from và to, hoặc chọn khoảng lớn hơn)',
+  'iot.series_reversed': 'không được trước from',
   'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
   // Webhooks
   'webhook.url.invalid': 'không phải URL hợp lệ',

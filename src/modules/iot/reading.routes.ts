@@ -1,7 +1,16 @@
 import { action, subList } from '../../platform/resource/actions.js';
 import { toIngestionAnswer } from './reading.presenter.js';
-import { DeviceReadingFilters, Reading, ReadingsAnswer, ReadingsBody } from './reading.schemas.js';
+import {
+  DeviceReadingFilters,
+  MAX_SERIES_BUCKETS,
+  Reading,
+  ReadingsAnswer,
+  ReadingsBody,
+  SeriesPoint,
+  SeriesQuery,
+} from './reading.schemas.js';
 import { listDeviceReadings, receiveReadings } from './reading.service.js';
+import { deviceReadingSeries } from './reading-series.service.js';
 
 export const readingsRoute = action({
   tag: 'iot',
@@ -34,4 +43,24 @@ export const deviceReadingsRoute = subList({
   pagingHeaders: false,
   headers: { 'cache-control': 'no-store' },
   list: listDeviceReadings,
+});
+
+export const deviceReadingSeriesRoute = subList({
+  tag: 'iot',
+  path: '/api/iot/devices/:id/readings/series',
+  idDescription: 'Device id',
+  summary: 'One metric of a device bucket by bucket, for charts',
+  description:
+    '[{t, min, max, avg, count}] per bucket of 1 minute, 1 hour or 1 day (bucket, default 1h), oldest ' +
+    'first, only buckets that hold readings; t is the bucket’s start. The buckets are those holding ' +
+    'from through to (YYYY-MM-DD HH:MM:SS UTC or ISO 8601); to defaults to now, from to 24 hours (1m), ' +
+    `7 days (1h) or 30 days (1d) before to. At most ${MAX_SERIES_BUCKETS} buckets: a longer span is a ` +
+    '422 naming from. Read from roll-ups kept as readings arrive: 1-minute buckets go with the raw ' +
+    'readings after IOT_RAW_RETENTION_DAYS, hourly and daily ones are kept forever.',
+  query: SeriesQuery,
+  item: SeriesPoint,
+  errors: [401, 404, 422],
+  paging: false,
+  headers: { 'cache-control': 'no-store' },
+  list: deviceReadingSeries,
 });

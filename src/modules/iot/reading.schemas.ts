@@ -49,3 +49,30 @@ export const DeviceReadingFilters = {
   from: Type.Optional(TimestampInput('Readings taken at or after')),
   to: Type.Optional(TimestampInput('Readings taken at or before')),
 };
+
+/** At most this many buckets in one series answer. */
+export const MAX_SERIES_BUCKETS = 1500;
+
+/** The query of a device's readings series. */
+export const SeriesQuery = {
+  metric: Type.String({ minLength: 1, maxLength: 64, description: 'The metric charted (required)' }),
+  bucket: Type.Optional(
+    Type.Union([Type.Literal('1m'), Type.Literal('1h'), Type.Literal('1d')], {
+      description: 'Bucket size: 1 minute, 1 hour or 1 day (default 1h)',
+    }),
+  ),
+  from: Type.Optional(
+    TimestampInput(
+      'The bucket holding this instant comes first; default: to less 24 hours (1m), 7 days (1h) or 30 days (1d)',
+    ),
+  ),
+  to: Type.Optional(TimestampInput('The bucket holding this instant comes last; default: now')),
+};
+
+export const SeriesPoint = Type.Object({
+  t: IsoTime('The start of the bucket'),
+  min: Type.Number(),
+  max: Type.Number(),
+  avg: Type.Number({ description: 'The mean of the bucket’s readings' }),
+  count: Type.Integer({ description: 'How many readings the bucket holds' }),
+});

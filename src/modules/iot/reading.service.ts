@@ -1,5 +1,6 @@
-// Sensor readings: a batch sent in (ingestion: each reading checked on its own, stored, counted
-// as a heartbeat, and run through the threshold rules), and a device's stored readings.
+// Sensor readings: a batch sent in (ingestion: each reading checked on its own, stored, added to
+// the roll-ups, counted as a heartbeat, and run through the threshold rules), and a device's
+// stored readings.
 import { parseTimestamp } from '../../platform/dates.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
@@ -19,6 +20,7 @@ import { DEVICE_CODE_PATTERN } from './device.service.js';
 import { toReadingAnswer } from './reading.presenter.js';
 import { insertReadings, listReadings } from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
+import { addToRollups } from './reading-rollup.repository.js';
 import {
   loadRuleStates,
   type RuleRow,
@@ -157,16 +159,15 @@ export async function ingestReadings(
       }
     }
 
-    const ids = await insertReadings(
-      tx,
-      accepted.map(({ reading, device }) => ({
-        device_id: device.id,
-        metric: reading.metric,
-        value: reading.value,
-        recorded_at: reading.recordedAt,
-        received_at: now,
-      })),
-    );
+    const rows = accepted.map(({ reading, device }) => ({
+      device_id: device.id,
+      metric: reading.metric,
+      value: reading.value,
+      recorded_at: reading.recordedAt,
+      received_at: now,
+    }));
+    const ids = await insertReadings(tx, rows);
+    await addToRollups(tx, rows);
     await saveRuleStates(tx, [...changed.values()], now);
     await recordHeartbeats(
       tx,

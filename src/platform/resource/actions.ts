@@ -106,17 +106,20 @@ type SubListAnswer<Query extends TProperties, Id> =
       pagingHeaders: false;
       list(ctx: RequestContext, id: Id, query: ListQueryOf<Query>): Promise<unknown[]>;
     }
-  /** No paging at all: no query, no paging headers, the list the service gives (an endpoint's last deliveries). */
+  /**
+   * No paging at all: no paging headers, the list the service gives (an endpoint's last
+   * deliveries, a device's readings series), with the list's own query if it has one.
+   */
   | {
       paging: false;
-      list(ctx: RequestContext, id: Id): Promise<unknown[]>;
+      list(ctx: RequestContext, id: Id, query: Static<TObject<Query>>): Promise<unknown[]>;
     };
 
 export type SubListDefinition<Query extends TProperties, Params extends TObject> = RouteDocs<Params> &
   SubListAnswer<Query, IdOf<Params>> & {
     /** The full path, with the `:id` of the record whose list it is. */
     path: string;
-    /** The list's own query parameters, next to page and pageLimit. */
+    /** The list's own query parameters, next to page and pageLimit when it pages. */
     query?: Query;
     item: TSchema;
     /** Headers of every answer, e.g. cache-control. */
@@ -136,7 +139,11 @@ export function subList<Query extends TProperties, Params extends TObject = Defa
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
           params: def.params ?? IdParams(def.idDescription),
-          ...(def.paging === false ? {} : { querystring: listQuery(def.query ?? {}) }),
+          ...(def.paging === false
+            ? def.query === undefined
+              ? {}
+              : { querystring: Type.Object(def.query, { additionalProperties: true }) }
+            : { querystring: listQuery(def.query ?? {}) }),
           response: { 200: Type.Array(def.item), ...errorAnswers(...def.errors) },
         },
       },
@@ -148,7 +155,7 @@ export function subList<Query extends TProperties, Params extends TObject = Defa
           for (const [name, value] of Object.entries(def.headers ?? {})) reply.header(name, value);
         };
         if (def.paging === false) {
-          const items = await def.list(ctx, id);
+          const items = await def.list(ctx, id, request.query as Static<TObject<Query>>);
           setHeaders();
           return items;
         }

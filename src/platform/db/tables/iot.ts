@@ -57,6 +57,19 @@ export interface IotReadingsTable {
   received_at: number;
 }
 
+/** A roll-up of one bucket of a device's metric (iot_readings_1m, _1h, _1d): avg = sum / count. */
+export interface IotReadingRollupTable {
+  tenant_id: number;
+  device_id: number;
+  metric: string;
+  /** Epoch ms of the bucket's first instant. */
+  bucket_start: number;
+  min: number;
+  max: number;
+  sum: number;
+  count: number;
+}
+
 export type AlertStatus = 'active' | 'resolved';
 
 export interface IotAlertsTable {
@@ -100,6 +113,9 @@ export interface IotTables {
   iot_rules: IotRulesTable;
   iot_rule_states: IotRuleStatesTable;
   iot_readings: IotReadingsTable;
+  iot_readings_1m: IotReadingRollupTable;
+  iot_readings_1h: IotReadingRollupTable;
+  iot_readings_1d: IotReadingRollupTable;
   iot_alerts: IotAlertsTable;
   harvest_batches: HarvestBatchesTable;
 }
