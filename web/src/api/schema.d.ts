@@ -6997,6 +6997,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/iot/devices/{id}/readings/series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One metric of a device bucket by bucket, for charts
+         * @description [{t, min, max, avg, count}] per bucket of 1 minute, 1 hour or 1 day (bucket, default 1h), oldest first, only buckets that hold readings; t is the bucket’s start. The buckets are those holding from through to (YYYY-MM-DD HH:MM:SS UTC or ISO 8601); to defaults to now, from to 24 hours (1m), 7 days (1h) or 30 days (1d) before to. At most 1500 buckets: a longer span is a 422 naming from. Read from roll-ups kept as readings arrive: 1-minute buckets go with the raw readings after IOT_RAW_RETENTION_DAYS, hourly and daily ones are kept forever.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description Bucket size: 1 minute, 1 hour or 1 day (default 1h) */
+                    bucket?: "1m" | "1h" | "1d";
+                    /** @description The bucket holding this instant comes first; default: to less 24 hours (1m), 7 days (1h) or 30 days (1d); YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                    from?: string | null;
+                    /** @description The metric charted (required) */
+                    metric: string;
+                    /** @description The bucket holding this instant comes last; default: now; YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                    to?: string | null;
+                };
+                header?: never;
+                path: {
+                    /** @description Device id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The mean of the bucket’s readings */
+                            avg: number;
+                            /** @description How many readings the bucket holds */
+                            count: number;
+                            max: number;
+                            min: number;
+                            /**
+                             * Format: date-time
+                             * @description The start of the bucket (ISO 8601 UTC)
+                             */
+                            t: string;
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iot/heartbeats": {
         parameters: {
             query?: never;

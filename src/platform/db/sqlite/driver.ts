@@ -27,7 +27,10 @@ class SqliteDriver implements Driver {
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+    // Immediate: the write lock is taken, or waited for under the busy timeout, at the start. A
+    // deferred transaction that has read (a statement prepared inside it reads the schema) and then
+    // writes while another process holds the lock fails at once, without the busy timeout.
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
