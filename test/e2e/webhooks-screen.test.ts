@@ -226,7 +226,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await page.getByRole('link', { name: 'Add receiving address' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Add a receiving address' }).waitFor();
     // Moving to another page puts the focus on its heading (screen readers read the new page).
-    assert.equal(await page.evaluate('document.activeElement.textContent'), 'Add a receiving address');
+    await waitForFocus(page, 'h1', 'Add a receiving address');
 
     const url = page.getByLabel('Receiving URL');
     await url.fill('https://10.0.0.7/hooks');
@@ -238,11 +238,11 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
       'This address (10.0.0.7) is inside a private network. Furrow can only send to servers on the public internet.',
     );
     assert.equal(await url.getAttribute('aria-invalid'), 'true');
-    assert.equal(
-      await page.evaluate('document.activeElement.id'),
-      'endpoint-url',
-      'focus moves to the field',
-    );
+    // The focus moves to the field.
+    await page.waitForFunction(`document.activeElement?.id === 'endpoint-url'`, undefined, {
+      timeout: 30_000,
+      polling: 100,
+    });
     await s.screenshot('10-private-url-refused');
     assert.deepEqual(await accessibilityViolations(page), []);
 
@@ -379,6 +379,8 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     // The Redeliver button goes while the delivery is queued: the focus moves to its row's Details.
     await page.waitForFunction(
       `document.activeElement?.getAttribute('aria-controls') === 'delivery-${deliveryId}'`,
+      undefined,
+      { timeout: 30_000, polling: 100 },
     );
     await row.getByText('Succeeded').waitFor();
     const requests = await receiver.waitForRequests(before + 1);

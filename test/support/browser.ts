@@ -254,17 +254,29 @@ export async function focused(page: Page): Promise<{ tag: string; id: string; te
   )) as { tag: string; id: string; text: string };
 }
 
-/** Waits until the focus is on a `tag` element whose text is (or matches) `text`; focus moves after a render. */
+/**
+ * Waits until the focus is on a `tag` element whose text is (or matches) `text`; focus moves after a
+ * render, which a loaded machine may delay by seconds.
+ */
 export async function waitForFocus(page: Page, tag: string, text: string | RegExp): Promise<void> {
   const pattern = typeof text === 'string' ? `^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` : text.source;
-  try {
-    const check = `(() => { const e = document.activeElement; return !!e && e.tagName === ${JSON.stringify(
-      tag.toUpperCase(),
-    )} && new RegExp(${JSON.stringify(pattern)}).test((e.textContent || '').trim()); })()`;
-    await page.waitForFunction(check, undefined, { timeout: 10_000 });
-  } catch {
-    assert.fail(`focus on ${tag} "${text}", found ${JSON.stringify(await focused(page))}`);
+  const check = `(() => { const e = document.activeElement; return !!e && e.tagName === ${JSON.stringify(
+    tag.toUpperCase(),
+  )} && new RegExp(${JSON.stringify(pattern)}).test((e.textContent || '').trim()); })()`;
+  const deadline = Date.now() + 30_000;
+  let last: unknown;
+  // A wait cut short by the page itself (a navigation replaces the document it runs in) is tried
+  // again until the deadline; only the deadline fails.
+  while (Date.now() < deadline) {
+    try {
+      await page.waitForFunction(check, undefined, { timeout: deadline - Date.now(), polling: 100 });
+      return;
+    } catch (err) {
+      last = err;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
+  assert.fail(`focus on ${tag} "${text}", found ${JSON.stringify(await focused(page))} (${String(last)})`);
 }
 
 /** Sideways overflow of the page in pixels (0 or less: it fits the window). */
