@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { insertScoped, type Scope, updateScoped } from '../../platform/db/scope.js';
 import type { Db, UsersTable } from '../../platform/db/types.js';
+import { parseLanguage } from '../../platform/i18n.js';
 import type { AuthContext } from '../../platform/resource/context.js';
 import { toAuthUser } from './identity.js';
 import { authChanged } from './token-cache.js';
@@ -68,6 +69,7 @@ const liveTokenQuery = preparedQuery((db, p: { tokenHash: string; now: number })
       'users.lastname',
       'users.picture',
       'users.role',
+      'users.language as user_language',
     ])
     .where('access_tokens.token_hash', '=', p.tokenHash)
     .where('access_tokens.expires_at', '>', p.now)
@@ -90,7 +92,8 @@ export async function findLiveToken(
     tokenId: row.token_id,
     tenant: { id: row.tenant_id, code: row.tenant_code, name: row.tenant_name },
     user: toAuthUser(row),
-    language: (row.language as AuthContext['language']) ?? undefined,
+    language: parseLanguage(row.language) ?? undefined,
+    userLanguage: parseLanguage(row.user_language) ?? undefined,
   };
   return { auth, expiresAt: row.expires_at };
 }

@@ -124,6 +124,40 @@ forEachDialect('own account', (database) => {
     await loginToken(t.url, tenant.code, { username: worker.username, password: 'a-new-password' });
   });
 
+  it("answers in the user's own language when the request names none", async () => {
+    const person = await makeUser(t.database.db, tenant, 'staff');
+    const token = await loginToken(t.url, tenant.code, person);
+    const notFound = (headers: Record<string, string> = {}, withToken = token) =>
+      request(t.url, 'GET', '/api/crop/crop/999999', { token: withToken, headers });
+    const englishMessage = (await notFound()).body[0].meta.message;
+    const set = await request(t.url, 'PUT', '/api/account', { token, json: { language: 'vi' } });
+    assert.equal(set.status, 200, set.text);
+
+    const vietnamese = (await notFound()).body[0].meta.message;
+    assert.notEqual(vietnamese, englishMessage, 'no Accept-Language: the account language (vi)');
+    assert.equal((await notFound({ 'accept-language': 'vi' })).body[0].meta.message, vietnamese);
+    assert.equal(
+      (await notFound({ 'accept-language': 'en-GB,en;q=0.9' })).body[0].meta.message,
+      englishMessage,
+      'a language the request names wins over the account',
+    );
+    assert.equal(
+      (await notFound({ 'accept-language': 'fr' })).body[0].meta.message,
+      vietnamese,
+      'a language Furrow does not speak falls back to the account',
+    );
+    const pinned = await request(t.url, 'POST', '/api/auth/login', {
+      json: { tenantcode: tenant.code, username: person.username, password: person.password, language: 'en' },
+    });
+    assert.equal(
+      (await notFound({}, pinned.body.data.token)).body[0].meta.message,
+      englishMessage,
+      "the login's language wins over the account",
+    );
+    await request(t.url, 'PUT', '/api/account', { token, json: { language: null } });
+    assert.equal((await notFound()).body[0].meta.message, englishMessage, 'cleared: English');
+  });
+
   it('is documented in the OpenAPI description', async () => {
     const doc = (await request(t.url, 'GET', '/openapi.json')).body;
     assert.ok(doc.paths['/api/account'].get);

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Scope } from '../db/scope.js';
 import type { Db } from '../db/types.js';
 import { AppError } from '../errors.js';
-import { type Language, languageFromAcceptLanguage, parseLanguage } from '../i18n.js';
+import { type Language, languageFromAcceptLanguage } from '../i18n.js';
 import type { AuthContext } from '../resource/context.js';
 
 export type { AuthContext, AuthUser } from '../resource/context.js';
@@ -28,14 +28,16 @@ export function registerAuth(app: FastifyInstance, resolveToken: TokenResolver):
   app.decorateRequest('language', 'en');
 
   app.addHook('onRequest', async (request) => {
-    request.language = languageFromAcceptLanguage(request.headers['accept-language']) ?? 'en';
+    const asked = languageFromAcceptLanguage(request.headers['accept-language']);
+    request.language = asked ?? 'en';
     if (request.routeOptions.config.public || !request.routeOptions.url?.startsWith('/api/')) return;
     const token = tokenOf(request);
     const auth = token ? await resolveToken(token) : null;
     if (!auth) throw new AppError('auth.token_invalid', 401);
     request.auth = auth;
-    // The language chosen at login wins over the browser's default Accept-Language.
-    if (auth.language) request.language = parseLanguage(auth.language) ?? request.language;
+    // The language chosen at login wins over the browser's default Accept-Language; a request
+    // that names no language of ours gets the user's own (account settings).
+    request.language = auth.language ?? asked ?? auth.userLanguage ?? 'en';
   });
 }
 

@@ -18,7 +18,10 @@ export interface AuthContext {
   tokenId: number;
   tenant: { id: number; code: string; name: string };
   user: AuthUser;
+  /** The language chosen at login, if any: it wins over everything else. */
   language: Language | undefined;
+  /** The user's own language (account settings): used when the request names none. */
+  userLanguage?: Language | undefined;
 }
 
 /** What a service needs from a request: the tenant scope, the clock and the acting user. */
