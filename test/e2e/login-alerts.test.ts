@@ -13,7 +13,7 @@ const PHONE = { width: 390, height: 844 };
 
 async function signIn(page: Page, tenant: string, user: { username: string; password: string }, vi = false) {
   await page.goto('/manage/');
-  await page.getByLabel(vi ? 'Mã doanh nghiệp' : 'Tenant code').fill(tenant);
+  await page.getByLabel(vi ? 'Mã doanh nghiệp' : 'Farm code').fill(tenant);
   await page.getByLabel(vi ? 'Tên đăng nhập' : 'Username').fill(user.username);
   await page.getByLabel(vi ? 'Mật khẩu' : 'Password').fill(user.password);
   await page.getByRole('button', { name: vi ? 'Đăng nhập' : 'Sign in' }).click();

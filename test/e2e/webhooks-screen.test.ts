@@ -46,6 +46,19 @@ describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
     await page.waitForURL('**/manage/');
     await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
 
+    // Nothing filled in: each empty field says so, next to it, and is marked invalid.
+    await page.getByLabel('Farm code').fill(suite.farm.code);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Fill in the farm code, username and password.' })
+      .waitFor();
+    assert.equal(await page.locator('#signin-username-error').textContent(), 'Fill this in.');
+    assert.equal(await page.locator('#signin-password-error').textContent(), 'Fill this in.');
+    assert.equal(await page.locator('#signin-tenant-error').count(), 0);
+    assert.equal(await page.getByLabel('Username').getAttribute('aria-invalid'), 'true');
+    assert.deepEqual(await accessibilityViolations(page), []);
+
     await signIn(page, suite.farm.code, { username: 'owner', password: 'wrong-password' });
     await page.getByRole('alert').filter({ hasText: 'The account or password is incorrect' }).waitFor();
     await screenshot('01-sign-in-refused');
@@ -53,7 +66,7 @@ describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
 
     // Keyboard only: Tab from field to field, Enter to submit.
     await page.getByLabel('Password').fill('');
-    await page.getByLabel('Tenant code').focus();
+    await page.getByLabel('Farm code').focus();
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate('document.activeElement.id'), 'signin-username');
     await page.keyboard.press('Tab');
@@ -92,7 +105,7 @@ describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
       assert.equal(
-        await page.getByLabel('Tenant code').inputValue(),
+        await page.getByLabel('Farm code').inputValue(),
         suite.farm.code,
         'ready to sign in again',
       );
@@ -228,7 +241,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     // Moving to another page puts the focus on its heading (screen readers read the new page).
     await waitForFocus(page, 'h1', 'Add a receiving address');
 
-    const url = page.getByLabel('Receiving URL');
+    const url = page.getByLabel('Receiving address');
     await url.fill('https://10.0.0.7/hooks');
     await page.getByRole('button', { name: 'Add receiving address' }).click();
     const urlError = page.locator('#endpoint-url-error');
@@ -531,7 +544,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     // A refusal in plain Vietnamese, next to the field.
     await page.getByRole('link', { name: 'Sửa' }).click();
     await page.getByRole('heading', { level: 1, name: 'Sửa địa chỉ nhận sự kiện' }).waitFor();
-    await page.getByLabel('URL nhận').fill('https://192.168.1.20/hooks');
+    await page.getByLabel('Địa chỉ nhận').fill('https://192.168.1.20/hooks');
     await page.getByRole('button', { name: 'Lưu thay đổi' }).click();
     const urlError = page.locator('#endpoint-url-error');
     await urlError.waitFor();

@@ -229,7 +229,7 @@ export function useScreenSuite(outputDir: string): ScreenSuite {
 }
 
 const SIGN_IN_LABELS = {
-  en: { tenant: 'Tenant code', username: 'Username', password: 'Password', submit: 'Sign in' },
+  en: { tenant: 'Farm code', username: 'Username', password: 'Password', submit: 'Sign in' },
   vi: { tenant: 'Mã doanh nghiệp', username: 'Tên đăng nhập', password: 'Mật khẩu', submit: 'Đăng nhập' },
 };
 

@@ -2,6 +2,7 @@
 // session the page says why; an expired session's form starts with the same farm and user.
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { unwrap } from '../api/client';
+import { Field } from '../ui/Field';
 import { PageHeading } from '../ui/PageHeading';
 import { describeError } from '../ui/States';
 import { requestPageFocus } from './focus';
@@ -16,6 +17,7 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [missing, setMissing] = useState<string[]>([]);
   const errorRef = useRef<HTMLParagraphElement>(null);
 
   useEffect(() => {
@@ -24,7 +26,14 @@ export function SignIn() {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    if (!tenantcode.trim() || !username.trim() || !password) {
+    if (busy) return;
+    const empty = [
+      tenantcode.trim() ? null : 'tenantcode',
+      username.trim() ? null : 'username',
+      password ? null : 'password',
+    ].filter((name): name is string => name !== null);
+    setMissing(empty);
+    if (empty.length > 0) {
       setError(t('signin.required'));
       return;
     }
@@ -71,49 +80,61 @@ export function SignIn() {
             {error}
           </p>
         )}
-        <div className="field">
-          <label htmlFor="signin-tenant">{t('signin.tenant')}</label>
-          <input
-            id="signin-tenant"
-            name="tenantcode"
-            autoComplete="organization"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            value={tenantcode}
-            aria-describedby="signin-tenant-hint"
-            onChange={(event) => setTenantcode(event.target.value)}
-          />
-          <p id="signin-tenant-hint" className="hint">
-            {t('signin.tenant_hint')}
-          </p>
-        </div>
-        <div className="field">
-          <label htmlFor="signin-username">{t('signin.username')}</label>
-          <input
-            id="signin-username"
-            name="username"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            value={username}
-            onChange={(event) => setUsername(event.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="signin-password">{t('signin.password')}</label>
-          <input
-            id="signin-password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        </div>
-        <button type="submit" className="button primary" disabled={busy}>
+        <Field
+          id="signin-tenant"
+          label={t('signin.tenant')}
+          hint={t('signin.tenant_hint')}
+          error={missing.includes('tenantcode') ? t('fielderror.required') : undefined}
+        >
+          {(control) => (
+            <input
+              {...control}
+              name="tenantcode"
+              autoComplete="organization"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+              value={tenantcode}
+              onChange={(event) => setTenantcode(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="signin-username"
+          label={t('signin.username')}
+          error={missing.includes('username') ? t('fielderror.required') : undefined}
+        >
+          {(control) => (
+            <input
+              {...control}
+              name="username"
+              autoComplete="username"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+              value={username}
+              onChange={(event) => setUsername(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="signin-password"
+          label={t('signin.password')}
+          error={missing.includes('password') ? t('fielderror.required') : undefined}
+        >
+          {(control) => (
+            <input
+              {...control}
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              value={password}
+              onChange={(event) => setPassword(event.target.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" className="button primary" aria-disabled={busy || undefined}>
           {busy ? t('signin.submitting') : t('signin.submit')}
         </button>
       </form>

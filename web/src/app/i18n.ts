@@ -45,13 +45,13 @@ const en = {
 
   'signin.title': 'Sign in',
   'signin.intro': 'Sign in with your farm account.',
-  'signin.tenant': 'Tenant code',
+  'signin.tenant': 'Farm code',
   'signin.tenant_hint': 'The code of your farm business, for example "demo".',
   'signin.username': 'Username',
   'signin.password': 'Password',
   'signin.submit': 'Sign in',
   'signin.submitting': 'Signing in…',
-  'signin.required': 'Fill in the tenant code, username and password.',
+  'signin.required': 'Fill in the farm code, username and password.',
   'signin.expired': 'Your session has expired. Please sign in again.',
   'signin.signed_out': 'You have signed out.',
 
@@ -67,18 +67,18 @@ const en = {
 
   'webhooks.title': 'Webhooks',
   'webhooks.intro':
-    'Furrow sends a signed HTTPS POST to each URL below when something happens on your farm: a sensor alert, a device going offline, a confirmed harvest batch.',
+    'Furrow sends a signed HTTPS message to each address below when something happens on your farm: a sensor alert, a device going offline, a confirmed harvest batch.',
   'webhooks.add': 'Add receiving address',
   'webhooks.loading': 'Loading webhooks…',
   'webhooks.empty_title': 'No webhooks yet',
-  'webhooks.empty_body': 'Add the HTTPS URL that should receive your farm’s events.',
+  'webhooks.empty_body': 'Add the https:// address that should receive your farm’s events.',
   'webhooks.list_label': 'Receiving addresses',
   'webhooks.manage': 'Manage',
   'webhooks.manage_label': 'Manage {url}',
   'webhooks.deleted': 'The webhook {url} was deleted.',
   'webhooks.refresh': 'Refresh',
 
-  'col.url': 'URL',
+  'col.url': 'Address',
   'col.events': 'Events',
   'col.status': 'Status',
   'col.last_delivery': 'Last delivery',
@@ -110,7 +110,7 @@ const en = {
 
   'form.add_title': 'Add a receiving address',
   'form.edit_title': 'Edit receiving address',
-  'form.url': 'Receiving URL',
+  'form.url': 'Receiving address',
   'form.url_hint': 'Must start with https:// and point to a server on the public internet.',
   'form.events': 'Events to send',
   'form.description': 'Description (optional)',
@@ -276,18 +276,18 @@ const vi: Record<MessageKey, string> = {
 
   'webhooks.title': 'Webhook',
   'webhooks.intro':
-    'Furrow gửi một yêu cầu HTTPS POST có chữ ký tới từng URL dưới đây khi trang trại có sự kiện: cảnh báo cảm biến, thiết bị mất kết nối, lô thu hoạch được xác nhận.',
+    'Furrow gửi một tin nhắn HTTPS có chữ ký tới từng địa chỉ dưới đây khi trang trại có sự kiện: cảnh báo cảm biến, thiết bị mất kết nối, lô thu hoạch được xác nhận.',
   'webhooks.add': 'Thêm địa chỉ nhận',
   'webhooks.loading': 'Đang tải danh sách webhook…',
   'webhooks.empty_title': 'Chưa có webhook nào',
-  'webhooks.empty_body': 'Thêm URL HTTPS sẽ nhận các sự kiện của trang trại.',
+  'webhooks.empty_body': 'Thêm địa chỉ https:// sẽ nhận các sự kiện của trang trại.',
   'webhooks.list_label': 'Các địa chỉ nhận sự kiện',
   'webhooks.manage': 'Quản lý',
   'webhooks.manage_label': 'Quản lý {url}',
   'webhooks.deleted': 'Đã xóa webhook {url}.',
   'webhooks.refresh': 'Làm mới',
 
-  'col.url': 'URL',
+  'col.url': 'Địa chỉ',
   'col.events': 'Sự kiện',
   'col.status': 'Trạng thái',
   'col.last_delivery': 'Lần gửi gần nhất',
@@ -319,7 +319,7 @@ const vi: Record<MessageKey, string> = {
 
   'form.add_title': 'Thêm địa chỉ nhận sự kiện',
   'form.edit_title': 'Sửa địa chỉ nhận sự kiện',
-  'form.url': 'URL nhận',
+  'form.url': 'Địa chỉ nhận',
   'form.url_hint': 'Phải bắt đầu bằng https:// và trỏ tới một máy chủ công khai trên Internet.',
   'form.events': 'Sự kiện cần gửi',
   'form.description': 'Mô tả (không bắt buộc)',
