@@ -88,6 +88,13 @@ describe('config', () => {
     });
   });
 
+  it('reads FURROW_DEMO as on or off', () => {
+    assert.equal(loadConfig({}).demo, true);
+    for (const off of ['off', 'OFF', 'false', '0', 'no'])
+      assert.equal(loadConfig({ FURROW_DEMO: off }).demo, false);
+    for (const on of ['on', 'true', '1', 'yes']) assert.equal(loadConfig({ FURROW_DEMO: on }).demo, true);
+  });
+
   it('accepts a hex secret key', () => {
     assert.deepEqual(loadConfig({ FURROW_SECRET_KEY: 'ab'.repeat(32) }).secretKey, Buffer.alloc(32, 0xab));
   });
@@ -120,6 +127,7 @@ describe('config', () => {
       /DATABASE_STATEMENT_TIMEOUT_MS: .*out of range; expected milliseconds from 100 to 3600000, or 0 for no limit/,
     ],
     ['DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS', 'never', /DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: "never"/],
+    ['FURROW_DEMO', 'maybe', /FURROW_DEMO: "maybe" is neither on nor off/],
   ];
   for (const [variable, value, message] of bad) {
     it(`rejects ${variable}=${value} with a message naming the variable`, () => {

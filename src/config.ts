@@ -27,6 +27,8 @@ export interface Config {
   readonly httpRequestTimeoutMs: number;
   /** Open connections one process accepts; past it new ones are closed at once. */
   readonly httpMaxConnections: number;
+  /** FURROW_DEMO: whether a first start on an empty SQLite database creates the demo tenant. */
+  readonly demo: boolean;
 }
 
 export class ConfigError extends Error {
@@ -115,6 +117,7 @@ export function loadConfig(env: Env = process.env): Config {
     httpMaxConnections: read('HTTP_MAX_CONNECTIONS', 10_000, (raw) =>
       parseInteger(raw, 1, 1_000_000, 'a number of connections from 1 to 1000000'),
     ),
+    demo: read('FURROW_DEMO', true, parseSwitch),
   };
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     errors.push(
@@ -134,6 +137,13 @@ export class AggregateConfigError extends Error {
     super(`Invalid configuration:\n${errors.map((e) => `  - ${e.message}`).join('\n')}`);
     this.name = 'AggregateConfigError';
   }
+}
+
+function parseSwitch(raw: string): boolean {
+  const value = raw.toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(value)) return true;
+  if (['off', 'false', '0', 'no'].includes(value)) return false;
+  throw new Error(`"${raw}" is neither on nor off`);
 }
 
 function parseInteger(raw: string, min: number, max: number, what: string): number {

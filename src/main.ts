@@ -4,7 +4,8 @@ import { type Command, subcommand } from './cli/options.js';
 import { reportFailure } from './cli/report.js';
 import { serve } from './cli/serve.js';
 import { tenantCreate } from './cli/tenant.js';
-import { userCreate } from './cli/user.js';
+import { userCreate, userSetPassword } from './cli/user.js';
+import { version } from './cli/version.js';
 
 const USAGE = `furrow — farm management service
 
@@ -13,6 +14,8 @@ Usage:
   furrow migrate
   furrow tenant create --code CODE --name NAME --owner USERNAME --password PASSWORD [--demo]
   furrow user create --tenant CODE --username USERNAME --password PASSWORD [--role owner|staff]
+  furrow user set-password --tenant CODE --username USERNAME [--password PASSWORD]
+  furrow --version
 
 Run "furrow COMMAND --help" for a command's options. Configuration comes from environment
 variables (PORT, HOST, DATABASE_URL, FURROW_SECRET_KEY, TOKEN_TTL_SECONDS, ...); see README.md.
@@ -24,8 +27,12 @@ export async function main(argv: string[]): Promise<number> {
     serve,
     migrate,
     tenant: (args) => subcommand('tenant', { create: tenantCreate }, args),
-    user: (args) => subcommand('user', { create: userCreate }, args),
+    user: (args) => subcommand('user', { create: userCreate, 'set-password': userSetPassword }, args),
   };
+  if (command === '--version' || command === '-v' || command === 'version') {
+    process.stdout.write(`furrow ${version()}\n`);
+    return 0;
+  }
   if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
     return command === undefined ? 2 : 0;

@@ -13,13 +13,21 @@ describe('furrow CLI', () => {
   it('prints help for every command', async () => {
     const top = await runFurrow(['--help']);
     assert.equal(top.code, 0);
-    for (const command of ['serve', 'migrate', 'tenant create', 'user create'])
+    for (const command of [
+      'serve',
+      'migrate',
+      'tenant create',
+      'user create',
+      'user set-password',
+      '--version',
+    ])
       assert.match(top.stdout, new RegExp(command));
     for (const args of [
       ['serve', '--help'],
       ['migrate', '--help'],
       ['tenant', 'create', '--help'],
       ['user', 'create', '--help'],
+      ['user', 'set-password', '--help'],
     ]) {
       const res = await runFurrow(args);
       assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
@@ -27,6 +35,15 @@ describe('furrow CLI', () => {
     }
     assert.match((await runFurrow(['tenant', 'create', '--help'])).stdout, /--demo/);
     assert.match(top.stdout, /--demo/);
+  });
+
+  it('prints its version', async () => {
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8'));
+    for (const flag of ['--version', '-v']) {
+      const res = await runFurrow([flag]);
+      assert.equal(res.code, 0, res.stderr);
+      assert.equal(res.stdout, `furrow ${version}\n`);
+    }
   });
 
   it('refuses an unknown command or option with usage and exit code 2', async () => {
@@ -158,6 +175,22 @@ forEachDialect('furrow CLI on a database', { migrated: false }, (database) => {
     const again = await runFurrow(['migrate'], { env: env() });
     assert.match(again.stdout, /Database is up to date/);
 
+    // An empty database: the demo tenant is made on SQLite only, and FURROW_DEMO=off turns it off.
+    const starts: Record<string, string>[] =
+      database.dialect === 'postgres' ? [{}, { FURROW_DEMO: 'on' }] : [{ FURROW_DEMO: 'off' }];
+    for (const extra of starts) {
+      const empty = await startFurrow(['serve', '--role', 'api'], { env: { ...env(), ...extra } });
+      try {
+        assert.doesNotMatch(empty.output(), /Created tenant|password:/);
+        const login = await request(empty.url, 'POST', '/api/auth/login', {
+          json: { tenantcode: 'demo', username: 'owner', password: 'whatever-it-is' },
+        });
+        assert.equal(login.body.meta.status_code, 1, 'no demo tenant');
+      } finally {
+        assert.equal(await empty.stop(), 0);
+      }
+    }
+
     const tenant = await runFurrow(
       [
         'tenant',
@@ -230,6 +263,41 @@ forEachDialect('furrow CLI on a database', { migrated: false }, (database) => {
     assert.equal(staff.code, 0, staff.stderr);
     assert.match(staff.stdout, /Created staff "minh"/);
 
+    // A new password from standard input (out of the shell's history), then from --password.
+    const viaInput = await runFurrow(
+      ['user', 'set-password', '--tenant', 'Green-Acres', '--username', 'MINH'],
+      { env: env(), input: 'piped-password-1\nignored second line\n' },
+    );
+    assert.equal(viaInput.code, 0, viaInput.stderr);
+    assert.match(viaInput.stdout, /Set a new password for "minh" in tenant "green-acres"/);
+    const tooShort = await runFurrow(
+      ['user', 'set-password', '--tenant', 'green-acres', '--username', 'minh', '--password', 'short'],
+      { env: env() },
+    );
+    assert.equal(tooShort.code, 1);
+    assert.match(tooShort.stderr, /password must be at least 8 characters/);
+    const nobody = await runFurrow(
+      [
+        'user',
+        'set-password',
+        '--tenant',
+        'green-acres',
+        '--username',
+        'nobody',
+        '--password',
+        'long-enough',
+      ],
+      { env: env() },
+    );
+    assert.equal(nobody.code, 2);
+    assert.match(nobody.stderr, /No user "nobody" in tenant "green-acres"/);
+    const empty = await runFurrow(['user', 'set-password', '--tenant', 'green-acres', '--username', 'minh'], {
+      env: env(),
+      input: '\n',
+    });
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /No password given/);
+
     const shortPassword = await runFurrow(
       ['user', 'create', '--tenant', 'green-acres', '--username', 'x', '--password', 'short'],
       {
@@ -284,13 +352,33 @@ forEachDialect('furrow CLI on a database', { migrated: false }, (database) => {
       assert.deepEqual((await client(server.url, ownerToken).get('/api/crop/season')).body, []);
       const me = await client(server.url, ownerToken).get('/api/auth/me');
       assert.equal(me.body.data.user.role, 'owner');
+      const refused = await request(server.url, 'POST', '/api/auth/login', {
+        json: { tenantcode: 'green-acres', username: 'minh', password: 'staff-password' },
+      });
+      assert.equal(refused.body.meta.status_code, 1, 'the old password no longer works');
       const staffToken = await loginToken(server.url, 'green-acres', {
         username: 'minh',
-        password: 'staff-password',
+        password: 'piped-password-1',
       });
       const staffMe = await client(server.url, staffToken).get('/api/auth/me');
       assert.equal(staffMe.body.data.user.role, 'staff');
       assert.equal(staffMe.body.data.user.firstname, 'Minh');
+      const reset = await runFurrow(
+        [
+          'user',
+          'set-password',
+          '--tenant',
+          'green-acres',
+          '--username',
+          'minh',
+          '--password',
+          'second-password',
+        ],
+        { env: env() },
+      );
+      assert.equal(reset.code, 0, reset.stderr);
+      assert.equal((await client(server.url, staffToken).get('/api/auth/me')).status, 401, 'sessions ended');
+      await loginToken(server.url, 'green-acres', { username: 'minh', password: 'second-password' });
     } finally {
       assert.equal(await server.stop(), 0);
     }

@@ -7,6 +7,7 @@ export const load = {
   tenants: () => import('../modules/tenants/tenant.repository.js'),
   tenantService: () => import('../modules/tenants/tenant.service.js'),
   userService: () => import('../modules/users/user.service.js'),
+  authRepository: () => import('../modules/auth/auth.repository.js'),
   demoData: () => import('../modules/demo/demo-data.js'),
   app: () => import('../app.js'),
   clock: () => import('../platform/clock.js'),

@@ -75,7 +75,10 @@ export async function serve(args: string[]): Promise<number> {
         );
       }
     }
-    if (role !== 'worker') await createDemoTenantIfEmpty(database, config, systemClock);
+    // The demo tenant is for trying Furrow out: only on the embedded SQLite database, never on a
+    // PostgreSQL server (where a tenant with a printed password would be a hole), and FURROW_DEMO=off.
+    if (role !== 'worker' && config.demo && database.dialect === 'sqlite')
+      await createDemoTenantIfEmpty(database, config, systemClock);
 
     app = await buildApp({
       config,

@@ -12,17 +12,22 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs `furrow ARGS` to completion (killed after timeoutMs, default 120 s: then code is null). */
+/**
+ * Runs `furrow ARGS` to completion (killed after timeoutMs, default 120 s: then code is null),
+ * with `input` on its standard input.
+ */
 export function runFurrow(
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; input?: string } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [FURROW_BIN, ...args], {
       cwd: options.cwd ?? REPO_ROOT,
       env: { ...baseEnv(), ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    // Without input, standard input ends at once (as </dev/null would).
+    child.stdin.end(options.input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {

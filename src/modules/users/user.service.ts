@@ -104,6 +104,23 @@ export async function prepareUserChanges(input: Partial<NewUser>): Promise<UserC
   return changes;
 }
 
+/**
+ * Checks and applies the changes of a user (404 when there is none). A new password ends every
+ * session opened with the old one. Used by the API and by `furrow user set-password`.
+ */
+export async function changeUser(
+  deps: { clock: Clock },
+  scope: Scope,
+  id: number,
+  input: Partial<NewUser>,
+): Promise<void> {
+  const changes = await prepareUserChanges(input);
+  await inTransaction(scope, async (tx) => {
+    if (!(await updateUserRow(tx, id, changes, deps.clock.now()))) throw notFound();
+    if (changes.password_hash !== undefined) await revokeUserTokens(tx, id, deps.clock.now());
+  });
+}
+
 // The users resource (/api/users): list and read for everyone in the tenant, changes by owners.
 // E-mail addresses are the owners' to see: staff's answers leave the field out.
 const presentUser = (ctx: RequestContext, row: UserRow): Static<typeof User> => ({
@@ -137,12 +154,7 @@ export const userResourceService = {
   async update(ctx: RequestContext, id: number, input: Static<typeof UserUpdate>) {
     // An owner cannot demote themself: a tenant must keep an owner who can manage it.
     if (id === ctx.user.id && input.role === 'staff') throw conflict('users.self_change');
-    const changes = await prepareUserChanges(input);
-    await inTransaction(ctx.scope, async (tx) => {
-      if (!(await updateUserRow(tx, id, changes, ctx.clock.now()))) throw notFound();
-      // A new password ends every session opened with the old one, the caller's own included.
-      if (changes.password_hash !== undefined) await revokeUserTokens(tx, id, ctx.clock.now());
-    });
+    await changeUser(ctx, ctx.scope, id, input);
     return getUser(ctx, id);
   },
   async remove(ctx: RequestContext, id: number) {
