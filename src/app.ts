@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
+import { apiKeyRoutes } from './modules/auth/api-key.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { resolveToken } from './modules/auth/auth.service.js';
 import { TokenCache } from './modules/auth/token-cache.js';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(parcelRoutes, { deps: resources });
   await app.register(userRoutes, { deps: resources });
   await app.register(accountRoutes, { deps: resources });
+  await app.register(apiKeyRoutes, { deps: resources });
 
   await app.register(iotRoutes, { deps: resources });
   await app.register(harvestRoutes, { deps: resources });

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { toIsoUtc } from '../../platform/clock.js';
-import { authOf, requireOwner } from '../../platform/http/auth.js';
+import { authOf, requireOwner, requireSession } from '../../platform/http/auth.js';
 import { parseLanguage, translate } from '../../platform/i18n.js';
 import { LoginAlerts, LoginBody, LoginFailure, LoginSuccess, Me, MetaOnly } from './auth.schemas.js';
 import { type AuthDeps, LOGIN_ALERT_AT, LOGIN_LIMITS, login, loginAlerts, logout } from './auth.service.js';
@@ -51,6 +51,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
   app.post(
     '/api/auth/logout',
     {
+      // An API key is revoked by an owner (DELETE /api/auth/api-keys/{id}), not logged out.
+      preValidation: requireSession,
       schema: {
         tags: ['auth'],
         summary: 'Revoke the access token of this request',

@@ -7,6 +7,7 @@ import { type Language, parseLanguage } from '../../platform/i18n.js';
 import { newAccessToken, sha256Hex } from '../../platform/ids.js';
 import type { AuthContext, AuthUser } from '../../platform/resource/context.js';
 import { isStorableText } from '../../platform/text.js';
+import { isApiKey, noteApiKeyUse, resolveApiKey } from './api-key.service.js';
 import {
   countAttempts,
   failedAttemptsByBucket,
@@ -219,14 +220,17 @@ export async function resolveToken(
   const now = deps.clock.now();
   const cache = deps.tokenCache;
   const version = cache?.version();
-  if (cache && version !== undefined) {
-    const cached = cache.find(token, version, now);
-    if (cached) return cached;
+  let auth = cache && version !== undefined ? cache.find(token, version, now) : undefined;
+  if (!auth) {
+    const found = isApiKey(token)
+      ? await resolveApiKey(deps, token)
+      : await findLiveToken(deps.db, sha256Hex(token), now);
+    if (!found) return null;
+    if (cache && version !== undefined) cache.keep(token, version, found.auth, found.expiresAt);
+    auth = found.auth;
   }
-  const found = await findLiveToken(deps.db, sha256Hex(token), now);
-  if (!found) return null;
-  if (cache && version !== undefined) cache.keep(token, version, found.auth, found.expiresAt);
-  return found.auth;
+  await noteApiKeyUse(deps, auth);
+  return auth;
 }
 
 export async function logout(deps: Pick<AuthDeps, 'db' | 'clock'>, auth: AuthContext): Promise<void> {

@@ -1,7 +1,7 @@
 // /api/account: the signed-in user's own account, for every role.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
-import { authOf } from '../../platform/http/auth.js';
+import { authOf, requireSession } from '../../platform/http/auth.js';
 import { translate } from '../../platform/i18n.js';
 import { errorAnswers } from '../../platform/resource/answers.js';
 import { type ResourceDeps, requestContext } from '../../platform/resource/request.js';
@@ -27,9 +27,11 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
     async (request) => ({ data: await getAccount(context(request)) }),
   );
 
+  // A person's own account changes from their session only, never with an API key acting for them.
   app.put(
     '/api/account',
     {
+      preValidation: requireSession,
       schema: {
         tags: [tag],
         summary: 'Change your own name, language or e-mail',
@@ -37,7 +39,7 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
           'Changes only the fields sent; language and email null clear them. The e-mail is unique in ' +
           'the tenant (whatever its case). Answers the account under `data`.',
         body: AccountUpdate,
-        response: { 200: AccountAnswer, ...errorAnswers(401, 422) },
+        response: { 200: AccountAnswer, ...errorAnswers(401, 403, 422) },
       },
     },
     async (request) => ({
@@ -48,6 +50,7 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
   app.post(
     '/api/account/password',
     {
+      preValidation: requireSession,
       schema: {
         tags: [tag],
         summary: 'Change your own password',
@@ -55,7 +58,7 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
           'A wrong current_password is a 422 naming it; new_password follows the policy of every ' +
           'password (at least 8 characters). Every other session of the user ends; this token goes on.',
         body: PasswordChange,
-        response: { 200: MetaOnly, ...errorAnswers(401, 422) },
+        response: { 200: MetaOnly, ...errorAnswers(401, 403, 422) },
       },
     },
     async (request) => {

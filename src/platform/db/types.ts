@@ -7,7 +7,13 @@ import type { ListTables } from './tables/lists.js';
 import type { ResourceTables } from './tables/resources.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
-export type { AccessTokensTable, LoginAttemptsTable, TenantsTable, UsersTable } from './tables/foundation.js';
+export type {
+  AccessTokensTable,
+  ApiKeysTable,
+  LoginAttemptsTable,
+  TenantsTable,
+  UsersTable,
+} from './tables/foundation.js';
 
 export interface Database extends FoundationTables, ResourceTables, WebhookTables, IotTables, ListTables {}
 

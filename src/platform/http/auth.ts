@@ -63,6 +63,11 @@ export function scopeOf(request: FastifyRequest, db: Db): Scope {
   return { db, tenantId: authOf(request).tenant.id };
 }
 
+/** preHandler for what only a person's session may do (not an API key): a 403 for a key. */
+export async function requireSession(request: FastifyRequest): Promise<void> {
+  if (authOf(request).apiKey) throw new AppError('auth.session_only', 403);
+}
+
 /** preHandler for owner-only actions: staff get a 403. */
 export async function requireOwner(request: FastifyRequest): Promise<void> {
   if (authOf(request).user.role !== 'owner') throw new AppError('auth.owner_only', 403);

@@ -15,7 +15,10 @@ export interface AuthUser {
 }
 
 export interface AuthContext {
+  /** The session's access_tokens row; 0 for an API key. */
   tokenId: number;
+  /** Set when the request came with an API key (`fk_…`) instead of a person's session. */
+  apiKey?: { id: number; lastUsedAt: number | null } | undefined;
   tenant: { id: number; code: string; name: string };
   user: AuthUser;
   /** The language chosen at login, if any: it wins over everything else. */

@@ -126,6 +126,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -219,6 +238,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -240,6 +278,435 @@ export interface paths {
             };
         };
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the API keys (never the keys themselves) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: date-time */
+                            created_at: string;
+                            /** @description The owner who made it; the key acts as this user */
+                            created_by: number;
+                            /** @description When it stops working; null: never */
+                            expires_at: string | null;
+                            id: number;
+                            /** @description Its last use, to the minute; null: never used */
+                            last_used_at: string | null;
+                            name: string;
+                            /** @description The first characters of the key, to recognise it (fk_…) */
+                            prefix: string;
+                            role: "owner" | "staff";
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Make an API key; the answer shows the key, once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description When it stops working (in the future); absent or null: never; YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                        expires_at?: string | null;
+                        /** @description What uses it, e.g. "Greenhouse gateway" */
+                        name: string;
+                        role: "owner" | "staff";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The owner who made it; the key acts as this user */
+                                created_by: number;
+                                /** @description When it stops working; null: never */
+                                expires_at: string | null;
+                                id: number;
+                                /** @description The key itself (fk_ + 43 characters), shown in this answer only: send it as Authorization: Bearer */
+                                key: string;
+                                /** @description Its last use, to the minute; null: never used */
+                                last_used_at: string | null;
+                                name: string;
+                                /** @description The first characters of the key, to recognise it (fk_…) */
+                                prefix: string;
+                                role: "owner" | "staff";
+                            };
+                        };
+                    };
+                };
+                /** @description The error shape */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An API key (never the key itself) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Record id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                /** Format: date-time */
+                                created_at: string;
+                                /** @description The owner who made it; the key acts as this user */
+                                created_by: number;
+                                /** @description When it stops working; null: never */
+                                expires_at: string | null;
+                                id: number;
+                                /** @description Its last use, to the minute; null: never used */
+                                last_used_at: string | null;
+                                name: string;
+                                /** @description The first characters of the key, to recognise it (fk_…) */
+                                prefix: string;
+                                role: "owner" | "staff";
+                            };
+                        };
+                    };
+                };
+                /** @description The error shape */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Revoke an API key: it stops working at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Record id */
+                    id: number;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            message: string;
+                            /** @description 0: success */
+                            status_code: number;
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         patch?: never;

@@ -38,6 +38,23 @@ export interface AccessTokensTable {
   revoked_at: number | null;
 }
 
+/** Keys of integrations and gateways (`fk_…`): they act as the owner who made them, with their own role. */
+export interface ApiKeysTable {
+  id: Generated<number>;
+  tenant_id: number;
+  /** The owner who made it; the key stops working when that user is removed. */
+  user_id: number;
+  name: string;
+  role: 'owner' | 'staff';
+  key_hash: string;
+  /** The key's first characters, to recognise it in lists (`fk_AbC123`). */
+  prefix: string;
+  created_at: number;
+  expires_at: number | null;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
 export interface LoginAttemptsTable {
   id: Generated<number>;
   /** "ip:<address>" or "user:<tenant code>:<username>" */
@@ -50,5 +67,6 @@ export interface FoundationTables {
   tenants: TenantsTable;
   users: UsersTable;
   access_tokens: AccessTokensTable;
+  api_keys: ApiKeysTable;
   login_attempts: LoginAttemptsTable;
 }
