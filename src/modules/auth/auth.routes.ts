@@ -1,12 +1,47 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { toIsoUtc } from '../../platform/clock.js';
 import { authOf, requireOwner, requireSession } from '../../platform/http/auth.js';
 import { parseLanguage, translate } from '../../platform/i18n.js';
-import { LoginAlerts, LoginBody, LoginFailure, LoginSuccess, Me, MetaOnly } from './auth.schemas.js';
+import type { AuthUser } from '../../platform/resource/context.js';
+import {
+  LoginAlerts,
+  LoginBody,
+  LoginFailure,
+  LoginSuccess,
+  type LoginUserShape,
+  Me,
+  MetaOnly,
+} from './auth.schemas.js';
 import { type AuthDeps, LOGIN_ALERT_AT, LOGIN_LIMITS, login, loginAlerts, logout } from './auth.service.js';
 
 const LoginAnswer = Type.Union([LoginSuccess, LoginFailure]);
+
+/** What each role may do, as the original service's clients read it (`permissions[].slug`). */
+const PERMISSIONS: Record<'owner' | 'staff', string[]> = {
+  owner: [
+    'records.read',
+    'records.write',
+    'diary.write',
+    'harvest.declare',
+    'harvest.confirm',
+    'users.manage',
+    'webhooks.manage',
+  ],
+  staff: ['records.read', 'diary.own_tasks', 'harvest.declare'],
+};
+const ROLE_NAMES = { owner: 'Owner', staff: 'Staff' } as const;
+
+function loginUser(user: AuthUser & { email: string }): Static<typeof LoginUserShape> {
+  return {
+    ...user,
+    tel: '',
+    roles: [{ slug: user.role, name: ROLE_NAMES[user.role] }],
+    permissions: PERMISSIONS[user.role].map((slug) => ({ slug })),
+    isAdmin: user.role === 'owner',
+    sys_message: '',
+  };
+}
 
 export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (app, { deps }) => {
   app.post(
@@ -41,7 +76,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
           token_type: 'Bearer' as const,
           expires_in: result.expiresIn,
           expires_at: result.expiresAt,
-          user: result.user,
+          user: loginUser(result.user),
           tenant: result.tenant,
         },
       };

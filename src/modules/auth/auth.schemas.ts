@@ -22,6 +22,24 @@ export const UserShape = Type.Object({
   role: Type.Union([Type.Literal('owner'), Type.Literal('staff')]),
 });
 
+/**
+ * The login answer's user: the user, and the fields the original service's mobile clients read
+ * from it, empty or derived where Furrow keeps no such data.
+ */
+export const LoginUserShape = Type.Object({
+  ...UserShape.properties,
+  email: Type.String({ description: 'The e-mail address; "" when none' }),
+  tel: Type.String({ description: 'Always "": Furrow keeps no phone numbers (for older clients)' }),
+  roles: Type.Array(Type.Object({ slug: Type.String(), name: Type.String() }), {
+    description: 'The role as a list of one (for older clients)',
+  }),
+  permissions: Type.Array(Type.Object({ slug: Type.String() }), {
+    description: 'What the role may do, derived from it (for older clients)',
+  }),
+  isAdmin: Type.Boolean({ description: 'true for owners (for older clients)' }),
+  sys_message: Type.String({ description: 'Always "" (for older clients)' }),
+});
+
 export const TenantShape = Type.Object({ code: Type.String(), name: Type.String() });
 
 export const LoginSuccess = Type.Object({
@@ -32,7 +50,7 @@ export const LoginSuccess = Type.Object({
     token_type: Type.Literal('Bearer'),
     expires_in: Type.Integer({ description: 'Seconds until the token expires' }),
     expires_at: Type.String({ description: 'ISO 8601 UTC' }),
-    user: UserShape,
+    user: LoginUserShape,
     tenant: TenantShape,
   }),
 });

@@ -61,7 +61,7 @@ export type LoginResult =
       expiresIn: number;
       expiresAt: string;
       language: Language | undefined;
-      user: AuthUser;
+      user: AuthUser & { email: string };
       tenant: { code: string; name: string };
     };
 
@@ -124,6 +124,7 @@ export async function login(deps: AuthDeps, input: LoginInput, clientAddress: st
       lastname: candidate.user.lastname,
       picture: candidate.user.picture,
       role: candidate.user.role,
+      email: candidate.user.email ?? '',
     },
     tenant: { code: candidate.tenant.code, name: candidate.tenant.name },
   };

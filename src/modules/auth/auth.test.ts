@@ -42,8 +42,31 @@ forEachDialect('auth', (database) => {
       lastname: 'Tran',
       picture: null,
       role: 'owner',
+      // What the original service's mobile clients read, empty or derived.
+      email: '',
+      tel: '',
+      roles: [{ slug: 'owner', name: 'Owner' }],
+      permissions: data.user.permissions,
+      isAdmin: true,
+      sys_message: '',
     });
+    const slugs = data.user.permissions.map((p: { slug: string }) => p.slug);
+    assert.ok(slugs.includes('users.manage') && slugs.includes('harvest.confirm'));
     assert.deepEqual(data.tenant, { code: farm.code, name: `Farm ${farm.code}` });
+  });
+
+  it("answers a staff member's login with their e-mail, role and what they may do", async () => {
+    const worker = await makeUser(t.database.db, farm, 'staff');
+    const staff = client(t.url, await loginToken(t.url, farm.code, worker));
+    assert.equal((await staff.put('/api/account', { json: { email: 'binh@farm.example' } })).status, 200);
+    const res = await login({ tenantcode: farm.code, username: worker.username, password: worker.password });
+    const user = res.body.data.user;
+    assert.equal(user.email, 'binh@farm.example');
+    assert.deepEqual(user.roles, [{ slug: 'staff', name: 'Staff' }]);
+    assert.equal(user.isAdmin, false);
+    const slugs = user.permissions.map((p: { slug: string }) => p.slug);
+    assert.ok(slugs.includes('harvest.declare'));
+    assert.ok(!slugs.includes('users.manage') && !slugs.includes('harvest.confirm'));
   });
 
   it('stores only a hash of the token', async () => {

@@ -769,12 +769,29 @@ export interface paths {
                                 /** @enum {string} */
                                 token_type: "Bearer";
                                 user: {
+                                    /** @description The e-mail address; "" when none */
+                                    email: string;
                                     firstname: string;
                                     id: number;
+                                    /** @description true for owners (for older clients) */
+                                    isAdmin: boolean;
                                     lastname: string;
                                     name: string;
+                                    /** @description What the role may do, derived from it (for older clients) */
+                                    permissions: {
+                                        slug: string;
+                                    }[];
                                     picture: string | null;
                                     role: "owner" | "staff";
+                                    /** @description The role as a list of one (for older clients) */
+                                    roles: {
+                                        name: string;
+                                        slug: string;
+                                    }[];
+                                    /** @description Always "" (for older clients) */
+                                    sys_message: string;
+                                    /** @description Always "": Furrow keeps no phone numbers (for older clients) */
+                                    tel: string;
                                     username: string;
                                 };
                             };
