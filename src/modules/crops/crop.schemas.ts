@@ -5,6 +5,7 @@ import {
   ImagesInput,
   Integer,
   LONG_TEXT,
+  MAX_ID,
   Name,
   NullableId,
   RefInput,
@@ -68,5 +69,16 @@ export const CropQuery = Type.Object({
       'search[name], search[code], search[sku]: case-insensitive substring; search[price]: exact price. ' +
         'search[]=term matches name, code or SKU',
     ),
+  ),
+  category_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this product category' }),
+  ),
+  crop_type: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this crop type (its id)' }),
+  ),
+  status: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
+      description: 'Extension: true or 1: only active records; false or 0: only inactive ones',
+    }),
   ),
 });

@@ -71,6 +71,11 @@ export const cropService = recordService<
       filters.push((eb) => eb('crops.price', '=', price));
     }
     for (const term of terms) filters.push(containsText(ctx.scope, 'crops', ['name', 'code', 'sku'], term));
+    const { category_id: categoryId, crop_type: cropTypeId, status } = query;
+    if (categoryId !== undefined) filters.push((eb) => eb('crops.category_id', '=', categoryId));
+    if (cropTypeId !== undefined) filters.push((eb) => eb('crops.crop_type_id', '=', cropTypeId));
+    if (status !== undefined)
+      filters.push((eb) => eb('crops.status', '=', status === 'true' || status === '1' ? 1 : 0));
     return filters;
   },
 });

@@ -117,6 +117,38 @@ forEachDialect('crops', (database) => {
     assert.equal(total, '1');
   });
 
+  it('filters by category, crop type and status (extensions), alone and together', async () => {
+    const otherType = (await c.post('/api/croptype/croptype', { json: { name: 'Filter type' } })).body[0].id;
+    const otherCategory = (
+      await c.post('/api/productcategory/productcategory', { json: { name: 'Filter cat' } })
+    ).body[0].id;
+    const a = await create({ name: 'Filter A', crop_type: otherType, category_id: otherCategory, status: 1 });
+    const b = await create({ name: 'Filter B', crop_type: otherType, status: 0 });
+    const d = await create({ name: 'Filter D', category_id: otherCategory, status: 0 });
+    const ids = async (query: string) =>
+      ((await c.get(`/api/crop/crop?pageLimit=100&${query}`)).body as { id: number }[])
+        .map((r) => r.id)
+        .filter((id) => [a.id, b.id, d.id].includes(id))
+        .sort((x, y) => x - y);
+    assert.deepEqual(await ids(`crop_type=${otherType}`), [a.id, b.id]);
+    assert.deepEqual(await ids(`category_id=${otherCategory}`), [a.id, d.id]);
+    assert.deepEqual(await ids('status=0'), [b.id, d.id]);
+    assert.deepEqual(await ids('status=false'), [b.id, d.id]);
+    assert.deepEqual(await ids('status=true'), [a.id]);
+    assert.deepEqual(await ids(`status=0&crop_type=${otherType}`), [b.id]);
+    const onlyType = (await c.get(`/api/crop/crop?crop_type=${otherType}`)).body as { id: number }[];
+    assert.deepEqual(
+      onlyType.map((r) => r.id).sort((x, y) => x - y),
+      [a.id, b.id],
+      'nothing else',
+    );
+    for (const bad of ['status=yes', 'crop_type=abc', 'category_id=0']) {
+      const res = await c.get(`/api/crop/crop?${bad}`);
+      assert.equal(res.status, 422, bad);
+      assert.deepEqual(invalidFields(res.body), [bad.split('=')[0]]);
+    }
+  });
+
   it('refuses unknown references and wrong types, naming each field', async () => {
     const res = await c.post('/api/crop/crop', {
       json: { name: 'x', crop_type: 987654, category_id: 987654 },

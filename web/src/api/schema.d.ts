@@ -1434,6 +1434,10 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description Extension: only this product category */
+                    category_id?: number;
+                    /** @description Extension: only this crop type (its id) */
+                    crop_type?: number;
                     /** @description Page number, from 0 */
                     page: number;
                     /** @description Items per page (default 20, at most 1000) */
@@ -1442,6 +1446,8 @@ export interface paths {
                     search?: string | string[] | {
                         [key: string]: string;
                     };
+                    /** @description Extension: true or 1: only active records; false or 0: only inactive ones */
+                    status?: "true" | "false" | "1" | "0";
                 };
                 header?: never;
                 path?: never;
