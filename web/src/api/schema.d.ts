@@ -616,6 +616,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -803,6 +822,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -845,7 +883,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a block
-         * @description Soft delete (extension): the record leaves lists and details.
+         * @description Soft delete (extension): the record leaves lists and details. 409 while its parcels are still there.
          */
         delete: {
             parameters: {
@@ -892,6 +930,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -911,7 +968,7 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                422: {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5023,6 +5080,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5257,6 +5333,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5299,7 +5394,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a farm
-         * @description Soft delete (extension): the record leaves lists and details.
+         * @description Soft delete (extension): the record leaves lists and details. 409 while its blocks, zones and parcels are still there.
          */
         delete: {
             parameters: {
@@ -5346,6 +5441,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5365,7 +5479,7 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                422: {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8027,6 +8141,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8231,6 +8364,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8302,6 +8454,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10996,6 +11167,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11183,6 +11373,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11225,7 +11434,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a zone
-         * @description Soft delete (extension): the record leaves lists and details.
+         * @description Soft delete (extension): the record leaves lists and details. 409 while its parcels are still there.
          */
         delete: {
             parameters: {
@@ -11272,6 +11481,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -11291,7 +11519,7 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                422: {
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
