@@ -289,5 +289,19 @@ describe('Fields section [sqlite, chromium]', () => {
     await desk.page.locator('#place-name-error').filter({ hasText: 'Vui lòng điền mục này.' }).waitFor();
     await checkPage(desk.page);
     await desk.screenshot('33-zone-form-refused-desktop-vi');
+
+    // An empty farm is deleted: back to the list, said, and the focus on its heading.
+    const empty = await seed('/api/farms', { name: 'Vườn thử' });
+    await desk.page.goto(`/manage/fields/${empty.id}`);
+    await desk.page.getByText('Trang trại này chưa có lô nào.').waitFor();
+    await desk.page.getByRole('button', { name: 'Xóa trang trại' }).click();
+    await desk.page
+      .getByRole('dialog', { name: 'Xóa trang trại này?' })
+      .getByRole('button', { name: 'Xóa trang trại' })
+      .click();
+    await announced(desk.page, 'Đã xóa trang trại “Vườn thử”.');
+    await waitForFocus(desk.page, 'h1', 'Khu đất');
+    assert.equal(await desk.page.getByRole('link', { name: 'Vườn thử' }).count(), 0);
+    await checkPage(desk.page);
   });
 });

@@ -145,7 +145,7 @@ function PlaceForm({ kind, farmId, place }: PlaceFormProps) {
   return (
     <section className="page narrow fields-form">
       <Link className="back" {...backTo}>
-        ← {t(`kind.${kind}`)}
+        ← {farmChoices.find((farm) => farm.id === farmId)?.name ?? t(`kind.${kind}`)}
       </Link>
       <PageHeading>{t(place ? kindText(kind, 'edit_title') : kindText(kind, 'add'))}</PageHeading>
       <form ref={formRef} onSubmit={submit} noValidate>
