@@ -30,6 +30,16 @@ async function checkPage(page: Page, phone = false): Promise<void> {
   }
 }
 
+/** Waits until the focus is on the element with this id (a field to fix, which has no text). */
+const focusOnId = (page: Page, id: string) =>
+  page.waitForFunction(
+    `document.activeElement && document.activeElement.id === ${JSON.stringify(id)}`,
+    undefined,
+    {
+      polling: 100,
+    },
+  );
+
 /** The announcement of an action's result (the live region's polite status). */
 const announced = (page: Page, text: string | RegExp) =>
   page.getByRole('status').filter({ hasText: text }).waitFor();
@@ -38,8 +48,10 @@ describe('Fields section [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
 
   /** Makes records through the real API with the owner's token. */
+  let ownerToken: string | undefined;
   async function seed(path: string, json: Record<string, unknown>): Promise<{ id: number }> {
-    const token = await loginToken(suite.t.url, suite.farm.code, suite.farm.owner);
+    ownerToken ??= await loginToken(suite.t.url, suite.farm.code, suite.farm.owner);
+    const token = ownerToken;
     const res = await request(suite.t.url, 'POST', path, { json, token });
     assert.equal(res.status, 201, res.text);
     return res.body[0];
@@ -64,7 +76,7 @@ describe('Fields section [sqlite, chromium]', () => {
     await page.getByRole('button', { name: 'Add farm' }).click();
     await page.locator('#farm-name-error').filter({ hasText: 'Fill this in.' }).waitFor();
     await page.getByRole('alert').filter({ hasText: 'Please correct the highlighted fields.' }).waitFor();
-    assert.equal(await page.evaluate('document.activeElement.id'), 'farm-name', 'the focus is on the name');
+    await focusOnId(page, 'farm-name');
     assert.equal(await page.getByLabel('Name').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Address (optional)').inputValue(), 'Can Tho, Mekong Delta');
     assert.equal(await page.getByLabel('Size (optional)').inputValue(), '3.2 ha');
@@ -135,7 +147,7 @@ describe('Fields section [sqlite, chromium]', () => {
     await page.getByLabel('Code (optional)').fill('C'.repeat(256));
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.locator('#place-code-error').filter({ hasText: 'Use at most 255 characters.' }).waitFor();
-    assert.equal(await page.evaluate('document.activeElement.id'), 'place-code');
+    await focusOnId(page, 'place-code');
     assert.equal(await page.getByLabel('Name').inputValue(), 'C3 east');
     await checkPage(page);
     await screenshot('06-parcel-code-refused-desktop-en');
@@ -252,6 +264,18 @@ describe('Fields section [sqlite, chromium]', () => {
     await waitForFocus(phone.page, 'h1', 'Add a block');
     await checkPage(phone.page, true);
     await phone.screenshot('23-block-form-phone-en');
+
+    // A long list comes a page at a time; the first new parcel takes the focus.
+    const big = await seed('/api/farms', { name: 'Big farm' });
+    for (let n = 1; n <= 31; n++) await seed('/api/parcels', { name: `Plot ${n}`, farm_id: big.id });
+    await phone.page.goto(`/manage/fields/${big.id}?show=parcels`);
+    await phone.page.getByText('Showing 30 of 31').waitFor();
+    assert.equal(await phone.page.locator('.place-card').count(), 30);
+    await phone.page.getByRole('button', { name: 'Show more parcels' }).click();
+    await waitForFocus(phone.page, 'h3', 'Plot 1');
+    assert.equal(await phone.page.locator('.place-card').count(), 31);
+    assert.equal(await phone.page.getByRole('button', { name: 'Show more parcels' }).count(), 0);
+    await checkPage(phone.page, true);
 
     // A farm that does not exist (deleted, or a wrong link): said plainly, with Try again.
     await phone.page.goto('/manage/fields/999999');

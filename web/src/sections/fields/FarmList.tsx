@@ -1,6 +1,7 @@
 // The Fields page: every farm as a card (name, address, size); a card opens the farm's page with
 // its blocks, zones and parcels. Owners add farms here. Long lists come 30 at a time.
 import { Link } from '@tanstack/react-router';
+import { useRef } from 'react';
 import { useTexts } from '../../app/texts';
 import { PageHeading } from '../../ui/PageHeading';
 import { Empty, ErrorState, Loading } from '../../ui/States';
@@ -12,6 +13,7 @@ export default function FarmList() {
   const { t } = useTexts(texts);
   const owner = useIsOwner();
   const farms = useFarms();
+  const listRef = useRef<HTMLUListElement>(null);
   const { items, total } = flatten(farms.data);
   const add = owner && (
     <Link className="button primary" to="/fields/new">
@@ -39,7 +41,7 @@ export default function FarmList() {
       )}
       {items.length > 0 && (
         <>
-          <ul className="farm-cards" aria-label={t('fields.list_label')}>
+          <ul className="farm-cards" aria-label={t('fields.list_label')} ref={listRef}>
             {items.map((farm) => (
               <FarmCard key={farm.id} farm={farm} />
             ))}
@@ -50,7 +52,8 @@ export default function FarmList() {
               shown={items.length}
               total={total}
               loading={farms.isFetchingNextPage}
-              onMore={() => void farms.fetchNextPage()}
+              onMore={() => farms.fetchNextPage()}
+              listRef={listRef}
             />
           )}
         </>
@@ -65,7 +68,7 @@ function FarmCard({ farm }: { farm: Farm }) {
   return (
     <li className="farm-card">
       <h2>
-        <Link to="/fields/$farmId" params={{ farmId: String(farm.id) }}>
+        <Link to="/fields/$farmId" params={{ farmId: String(farm.id) }} data-focus-target>
           {farm.name}
         </Link>
       </h2>

@@ -41,6 +41,7 @@ export function PlaceList({ kind, farm, list, blocks, zones }: PlaceListProps) {
   const remove = useDeletePlace(kind);
   const [deleting, setDeleting] = useState<AnyPlace | null>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
   const { items, total } = flatten(list.data);
   const farmId = String(farm.id);
 
@@ -82,11 +83,13 @@ export function PlaceList({ kind, farm, list, blocks, zones }: PlaceListProps) {
         </div>
       )}
       {items.length > 0 && (
-        <ul className="place-cards" aria-labelledby="place-list-title">
+        <ul className="place-cards" aria-labelledby="place-list-title" ref={listRef}>
           {items.map((place) => (
             <li key={place.id} className="place-card">
               <div className="place-main">
-                <h3>{place.name}</h3>
+                <h3 tabIndex={-1} data-focus-target>
+                  {place.name}
+                </h3>
                 {kind === 'parcels' && <ParcelFacts parcel={place as Parcel} blocks={blocks} zones={zones} />}
               </div>
               {owner && (
@@ -115,11 +118,12 @@ export function PlaceList({ kind, farm, list, blocks, zones }: PlaceListProps) {
       )}
       {list.hasNextPage && (
         <ShowMore
-          label={t('parcels.show_more')}
+          label={t(kindText(kind, 'show_more'))}
           shown={items.length}
           total={total}
           loading={list.isFetchingNextPage}
-          onMore={() => void list.fetchNextPage()}
+          onMore={() => list.fetchNextPage()}
+          listRef={listRef}
         />
       )}
 

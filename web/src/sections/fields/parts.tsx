@@ -1,6 +1,7 @@
 // Small parts the Fields pages share: who may change places, the place kinds' words, the
 // "Show more" button of a paged list and the notice staff see on a form's address.
 import { Link } from '@tanstack/react-router';
+import type { RefObject } from 'react';
 import { useSession } from '../../app/session';
 import { useTexts } from '../../app/texts';
 import { PageHeading } from '../../ui/PageHeading';
@@ -27,23 +28,31 @@ interface ShowMoreProps {
   shown: number;
   total: number | undefined;
   loading: boolean;
-  onMore: () => void;
+  onMore: () => Promise<unknown>;
+  /** The list the next page goes into: its first new item takes the focus. */
+  listRef: RefObject<HTMLUListElement | null>;
 }
 
-/** Reads the next page of a list; it stays in place (and keeps the focus) while it loads. */
-export function ShowMore({ label, shown, total, loading, onMore }: ShowMoreProps) {
+/**
+ * Reads the next page of a list. The button keeps the focus while it loads; then the first new
+ * item takes it (the button may be gone: nothing more to read).
+ */
+export function ShowMore({ label, shown, total, loading, onMore, listRef }: ShowMoreProps) {
   const { t } = useTexts(texts);
+  function more() {
+    if (loading) return;
+    void onMore().then(() =>
+      requestAnimationFrame(() =>
+        listRef.current?.children[shown]?.querySelector<HTMLElement>('[data-focus-target]')?.focus(),
+      ),
+    );
+  }
   return (
     <div className="show-more">
       {total !== undefined && (
         <p className="muted">{t('fields.shown', { shown: String(shown), total: String(total) })}</p>
       )}
-      <button
-        type="button"
-        className="button secondary"
-        aria-disabled={loading || undefined}
-        onClick={() => !loading && onMore()}
-      >
+      <button type="button" className="button secondary" aria-disabled={loading || undefined} onClick={more}>
         {loading ? t('fields.loading_more') : label}
       </button>
     </div>
