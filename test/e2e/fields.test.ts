@@ -297,6 +297,15 @@ describe('Fields section [sqlite, chromium]', () => {
     await checkPage(desk.page);
     await desk.screenshot('31-farms-owner-desktop-vi');
     await desk.page.getByRole('link', { name: 'Đồi chè Bảo Lộc' }).click();
+    // Edit the farm: what it had is in the form, the change is saved and said.
+    await desk.page.getByRole('link', { name: 'Sửa trang trại' }).click();
+    await waitForFocus(desk.page, 'h1', 'Sửa trang trại');
+    assert.equal(await desk.page.getByLabel('Địa chỉ (không bắt buộc)').inputValue(), 'Bảo Lộc, Lâm Đồng');
+    await desk.page.getByLabel('Hình thức sở hữu (không bắt buộc)').fill('Thuê 10 năm');
+    await desk.page.getByRole('button', { name: 'Lưu thay đổi' }).click();
+    await waitForFocus(desk.page, 'h1', 'Đồi chè Bảo Lộc');
+    await announced(desk.page, 'Đã lưu thay đổi.');
+    await desk.page.getByText('Thuê 10 năm').waitFor();
     await desk.page.getByRole('link', { name: 'Khu vực (1)' }).click();
     await desk.page.getByRole('button', { name: 'Xóa Nhà kính A' }).click();
     await desk.page
