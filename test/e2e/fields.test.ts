@@ -31,14 +31,16 @@ async function checkPage(page: Page, phone = false): Promise<void> {
 }
 
 /** Waits until the focus is on the element with this id (a field to fix, which has no text). */
-const focusOnId = (page: Page, id: string) =>
-  page.waitForFunction(
-    `document.activeElement && document.activeElement.id === ${JSON.stringify(id)}`,
-    undefined,
-    {
-      polling: 100,
-    },
-  );
+async function focusOnId(page: Page, id: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    last = await page.evaluate('document.activeElement ? document.activeElement.id : null');
+    if (last === id) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`focus on #${id}, found #${String(last)}`);
+}
 
 /** The announcement of an action's result (the live region's polite status). */
 const announced = (page: Page, text: string | RegExp) =>

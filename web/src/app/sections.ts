@@ -44,7 +44,10 @@ export const SECTIONS: readonly Section[] = [
     primary: false,
     page: () => import('../sections/fields/FieldsSection'),
     children: [
-      { path: '/', page: () => import('../sections/fields/FarmList') },
+      {
+        path: '/',
+        page: () => import('../sections/fields/FieldsSection').then((m) => ({ default: m.FarmList })),
+      },
       { path: '/new', page: () => import('../sections/fields/FarmFormPage') },
       { path: '/$farmId', page: () => import('../sections/fields/FarmPage') },
       { path: '/$farmId/edit', page: () => import('../sections/fields/FarmFormPage') },
