@@ -81,6 +81,12 @@ const en = {
   'users.self_change': 'You cannot delete your own account or remove your own owner role',
   'account.password_changed': 'Your password has been changed',
   'diary.staff_own_tasks': 'Staff can only mark their own tasks done and change their description and end',
+  'places.farm_in_use':
+    'This farm still holds blocks ({blocks}), zones ({zones}) and parcels ({parcels}): move them to another farm or delete them first',
+  'places.block_in_use':
+    'This block still holds parcels ({parcels}): move them to another block or delete them first',
+  'places.zone_in_use':
+    'This zone still holds parcels ({parcels}): move them to another zone or delete them first',
 } as const;
 
 export type MessageKey = keyof typeof en;
@@ -164,6 +170,12 @@ const vi: Record<MessageKey, string> = {
   'account.password_changed': 'Mật khẩu của bạn đã được thay đổi',
   'diary.staff_own_tasks':
     'Nhân viên chỉ có thể đánh dấu hoàn thành và sửa mô tả, thời gian kết thúc của công việc được giao cho mình',
+  'places.farm_in_use':
+    'Trang trại này vẫn còn lô ({blocks}), khu vực ({zones}) và thửa đất ({parcels}): hãy chuyển chúng sang trang trại khác hoặc xóa chúng trước',
+  'places.block_in_use':
+    'Lô này vẫn còn thửa đất ({parcels}): hãy chuyển chúng sang lô khác hoặc xóa chúng trước',
+  'places.zone_in_use':
+    'Khu vực này vẫn còn thửa đất ({parcels}): hãy chuyển chúng sang khu vực khác hoặc xóa chúng trước',
 };
 
 const catalogues: Record<Language, Record<MessageKey, string>> = { en, vi };

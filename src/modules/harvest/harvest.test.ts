@@ -21,9 +21,10 @@ forEachDialect('harvest batches', (database) => {
     api = client(t.url, await loginToken(t.url, farm.code, staff));
     ownerApi = client(t.url, await loginToken(t.url, farm.code, farm.owner));
     otherApi = client(t.url, await loginToken(t.url, other.code, other.owner));
-    const farmRow = (await api.post('/api/farms', { json: { name: 'River farm' } })).body[0];
+    // Places are the owner's to make; staff declare the harvests.
+    const farmRow = (await ownerApi.post('/api/farms', { json: { name: 'River farm' } })).body[0];
     parcelId = (
-      await api.post('/api/parcels', { json: { name: 'East field', code: 'E1', farm_id: farmRow.id } })
+      await ownerApi.post('/api/parcels', { json: { name: 'East field', code: 'E1', farm_id: farmRow.id } })
     ).body[0].id;
     cropTypeId = (await api.post('/api/croptype/croptype', { json: { name: 'Dragon fruit' } })).body[0].id;
   });

@@ -1,3 +1,4 @@
+// Farms, blocks, zones and parcels: everyone reads them, owners change them.
 import { resourceRoutes } from '../../platform/resource/routes.js';
 import {
   Block,
@@ -15,6 +16,15 @@ import { blockService, farmService, parcelService, zoneService } from './places.
 export const farmRoutes = resourceRoutes({
   tag: 'farms and places',
   noun: 'farm',
+  ownerOnlyWrites: true,
+  docs: {
+    remove: {
+      summary: 'Delete a farm',
+      description:
+        'Soft delete (extension): the record leaves lists and details. 409 while its blocks, zones and parcels are still there.',
+      errors: [401, 403, 404, 409],
+    },
+  },
   path: '/api/farms',
   schemas: { item: Farm, create: FarmInput.create, update: FarmInput.update },
   service: farmService,
@@ -23,6 +33,15 @@ export const farmRoutes = resourceRoutes({
 export const blockRoutes = resourceRoutes({
   tag: 'farms and places',
   noun: 'block',
+  ownerOnlyWrites: true,
+  docs: {
+    remove: {
+      summary: 'Delete a block',
+      description:
+        'Soft delete (extension): the record leaves lists and details. 409 while its parcels are still there.',
+      errors: [401, 403, 404, 409],
+    },
+  },
   path: '/api/blocks',
   schemas: { item: Block, create: BlockInput.create, update: BlockInput.update, query: PlaceQuery },
   service: blockService,
@@ -31,6 +50,15 @@ export const blockRoutes = resourceRoutes({
 export const zoneRoutes = resourceRoutes({
   tag: 'farms and places',
   noun: 'zone',
+  ownerOnlyWrites: true,
+  docs: {
+    remove: {
+      summary: 'Delete a zone',
+      description:
+        'Soft delete (extension): the record leaves lists and details. 409 while its parcels are still there.',
+      errors: [401, 403, 404, 409],
+    },
+  },
   path: '/api/zones',
   schemas: { item: Zone, create: ZoneInput.create, update: ZoneInput.update, query: PlaceQuery },
   service: zoneService,
@@ -39,6 +67,7 @@ export const zoneRoutes = resourceRoutes({
 export const parcelRoutes = resourceRoutes({
   tag: 'farms and places',
   noun: 'parcel',
+  ownerOnlyWrites: true,
   path: '/api/parcels',
   schemas: { item: Parcel, create: ParcelInput.create, update: ParcelInput.update, query: PlaceQuery },
   service: parcelService,

@@ -1,5 +1,7 @@
 import type { Static } from 'typebox';
-import type { FieldError } from '../../platform/errors.js';
+import { inTransaction } from '../../platform/db/scope.js';
+import { type AppError, conflict, type FieldError } from '../../platform/errors.js';
+import type { RequestContext } from '../../platform/resource/context.js';
 import {
   definedOnly,
   imagesToJson,
@@ -8,6 +10,7 @@ import {
   refOrNull,
 } from '../../platform/resource/input.js';
 import { type RequestColumns, type Row, recordService } from '../../platform/resource/record-service.js';
+import { farmContents, parcelsIn } from './places.repository.js';
 import type { BlockInput, FarmInput, ParcelInput, PlaceQuery } from './places.schemas.js';
 
 const asText = (value: string | number | undefined) => (value === undefined ? undefined : String(value));
@@ -31,7 +34,29 @@ export function presentFarm(row: Row<'farms'>) {
   };
 }
 
-export const farmService = recordService<
+/**
+ * A place is deleted only when nothing lives in it any more (a farm's blocks, zones and parcels, a
+ * block's or zone's parcels): else a 409 that says what is left, so no record is left pointing at
+ * a deleted place. A place that does not exist is a 404 first.
+ */
+function refusingInUse<S extends { get(ctx: RequestContext, id: number): Promise<unknown> }>(
+  service: S & { remove(ctx: RequestContext, id: number): Promise<void> },
+  inUse: (ctx: RequestContext, id: number) => Promise<AppError | null>,
+): S {
+  return {
+    ...service,
+    remove: (ctx: RequestContext, id: number) =>
+      inTransaction(ctx.scope, async (scope) => {
+        const tx: RequestContext = { ...ctx, scope };
+        await service.get(tx, id);
+        const refusal = await inUse(tx, id);
+        if (refusal) throw refusal;
+        await service.remove(tx, id);
+      }),
+  };
+}
+
+const farmRecords = recordService<
   'farms',
   Static<typeof FarmInput.create>,
   Static<typeof FarmInput.update>,
@@ -53,6 +78,11 @@ export const farmService = recordService<
       avatar: optional(input.avatar, (v) => imagesToJson('avatar', v, errors)),
     } satisfies RequestColumns<'farms'>),
   onCreate: (ctx, columns) => ({ ...columns, created_by: ctx.user.id }),
+});
+
+export const farmService = refusingInUse(farmRecords, async (ctx, id) => {
+  const left = await farmContents(ctx.scope, id);
+  return left.blocks + left.zones + left.parcels > 0 ? conflict('places.farm_in_use', left) : null;
 });
 
 /** A farm is required: on create it must be sent, and it can never be cleared. */
@@ -84,8 +114,14 @@ function placeService(table: 'blocks' | 'zones') {
   });
 }
 
-export const blockService = placeService('blocks');
-export const zoneService = placeService('zones');
+export const blockService = refusingInUse(placeService('blocks'), async (ctx, id) => {
+  const parcels = await parcelsIn(ctx.scope, 'block_id', id);
+  return parcels > 0 ? conflict('places.block_in_use', { parcels }) : null;
+});
+export const zoneService = refusingInUse(placeService('zones'), async (ctx, id) => {
+  const parcels = await parcelsIn(ctx.scope, 'zone_id', id);
+  return parcels > 0 ? conflict('places.zone_in_use', { parcels }) : null;
+});
 
 export const parcelService = recordService<
   'parcels',

@@ -42,7 +42,18 @@ export const SECTIONS: readonly Section[] = [
     icon: 'fields',
     who: 'all',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/fields/FieldsSection'),
+    children: [
+      {
+        path: '/',
+        page: () => import('../sections/fields/FieldsSection').then((m) => ({ default: m.FarmList })),
+      },
+      { path: '/new', page: () => import('../sections/fields/FarmFormPage') },
+      { path: '/$farmId', page: () => import('../sections/fields/FarmPage') },
+      { path: '/$farmId/edit', page: () => import('../sections/fields/FarmFormPage') },
+      { path: '/$farmId/$kind/new', page: () => import('../sections/fields/PlaceFormPage') },
+      { path: '/$farmId/$kind/$id', page: () => import('../sections/fields/PlaceFormPage') },
+    ],
   },
   {
     id: 'crops',
