@@ -87,7 +87,11 @@ export const SECTIONS: readonly Section[] = [
     icon: 'harvests',
     who: 'all',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/harvests/HarvestsSection'),
+    children: [
+      { path: '/', page: () => import('../sections/harvests/HarvestList') },
+      { path: '/new', page: () => import('../sections/harvests/DeclarePage') },
+    ],
   },
   {
     id: 'webhooks',
