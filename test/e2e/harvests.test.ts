@@ -37,6 +37,18 @@ async function fits(page: Page) {
   assert.ok(overflow <= 0, `no sideways scrolling at phone width (${overflow}px too wide: ${widest})`);
 }
 
+/** Waits until the element with this id has the focus (polled: the page's CSP forbids eval). */
+async function focusOn(page: Page, id: string) {
+  const deadline = Date.now() + 30_000;
+  let now = '';
+  while (Date.now() < deadline) {
+    now = String(await page.evaluate('document.activeElement?.id'));
+    if (now === id) return;
+    await page.waitForTimeout(100);
+  }
+  assert.fail(`focus on #${id}, found #${now}`);
+}
+
 /** The totals card ("By crop", "By parcel") as a map of name to its weight cell's text. */
 async function totals(page: Page, title: string): Promise<Record<string, string>> {
   const card = page.getByRole('region', { name: title });
@@ -123,7 +135,7 @@ describe('Harvests section [sqlite, chromium]', () => {
     const weightError = page.locator('#harvest-kg-error');
     await weightError.waitFor();
     assert.equal(await weightError.textContent(), 'Vui lòng điền mục này.');
-    await page.waitForFunction(`document.activeElement?.id === 'harvest-kg'`, undefined, { timeout: 30_000 });
+    await focusOn(page, 'harvest-kg');
 
     // A negative weight: refused, in plain words, and what was typed stays.
     await page.getByLabel('Khối lượng (kg)').fill('-3');
@@ -132,7 +144,7 @@ describe('Harvests section [sqlite, chromium]', () => {
     assert.equal(await page.getByLabel('Khối lượng (kg)').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Khối lượng (kg)').inputValue(), '-3');
     assert.equal(await page.getByLabel('Lô đất').inputValue(), String(eastId));
-    await page.waitForFunction(`document.activeElement?.id === 'harvest-kg'`, undefined, { timeout: 30_000 });
+    await focusOn(page, 'harvest-kg');
     await fits(page);
     await screenshot('02-weight-refused-phone-vi');
     await noViolations(page);
