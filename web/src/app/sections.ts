@@ -115,7 +115,12 @@ export const SECTIONS: readonly Section[] = [
     icon: 'people',
     who: 'owner',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/people/PeopleSection'),
+    children: [
+      { path: '/', page: () => import('../sections/people/PeopleList') },
+      { path: '/new', page: () => import('../sections/people/AddPersonPage') },
+      { path: '/$id', page: () => import('../sections/people/PersonPage') },
+    ],
   },
   {
     id: 'account',
