@@ -173,11 +173,16 @@ describe('People section [sqlite, chromium]', () => {
     await page.getByRole('heading', { level: 1, name: 'Ana Tran' }).waitFor();
     await page
       .getByText(
-        'This is you. You cannot remove yourself or take away your own owner role: another owner can do that.',
+        'This is you. You cannot remove yourself or take away your own owner role: another owner can do that. Change your own password under Account.',
       )
       .waitFor();
     assert.equal(await page.getByRole('button', { name: /Remove/ }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Save role' }).count(), 0);
+    assert.equal(
+      await page.getByRole('button', { name: 'Set password' }).count(),
+      0,
+      'own password: Account',
+    );
     await screenshot('06-own-page-desktop-en');
     await noViolations(page);
   });
@@ -224,6 +229,13 @@ describe('People section [sqlite, chromium]', () => {
     await page.getByRole('heading', { name: 'Đặt mật khẩu mới' }).waitFor();
     await fits(page);
     await screenshot('14-person-phone-vi');
+    await noViolations(page);
+
+    await page.setViewportSize(DESKTOP);
+    await page.getByRole('link', { name: 'Tất cả nhân sự' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Nhân sự' }).waitFor();
+    await page.getByRole('columnheader', { name: 'Vai trò' }).waitFor();
+    await screenshot('15-list-desktop-vi');
     await noViolations(page);
   });
 

@@ -115,7 +115,7 @@ export const texts = defineTexts(
     'col.crop': 'Loại cây',
     'col.parcel': 'Lô đất',
     'col.weight': 'Khối lượng',
-    'col.harvested': 'Thu hoạch lúc',
+    'col.harvested': 'Ngày thu hoạch',
     'col.status': 'Trạng thái',
     'col.actions': 'Thao tác',
     'batch.kg': '{kg} kg',

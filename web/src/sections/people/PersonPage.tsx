@@ -66,7 +66,9 @@ function PersonDetail({ person, onRemoving }: { person: Person; onRemoving: (rem
         </div>
       </dl>
       {self ? <p className="notice notice-info">{t('person.self')}</p> : <ChangeRole person={person} />}
-      <SetPassword person={person} />
+      {/* One's own password is changed under Account, with the current one (a new one set here
+          would also end this very session). */}
+      {!self && <SetPassword person={person} />}
       {!self && <Remove person={person} onRemoving={onRemoving} />}
     </>
   );

@@ -43,7 +43,7 @@ export const texts = defineTexts(
     'person.username': 'Username',
     'person.role': 'Role',
     'person.self':
-      'This is you. You cannot remove yourself or take away your own owner role: another owner can do that.',
+      'This is you. You cannot remove yourself or take away your own owner role: another owner can do that. Change your own password under Account.',
     'role.title': 'Role',
     'role.save': 'Save role',
     'role.saving': 'Saving…',
@@ -114,7 +114,7 @@ export const texts = defineTexts(
     'person.username': 'Tên đăng nhập',
     'person.role': 'Vai trò',
     'person.self':
-      'Đây là bạn. Bạn không thể tự xóa mình hoặc bỏ quyền chủ trang trại của chính mình: một chủ trang trại khác có thể làm việc đó.',
+      'Đây là bạn. Bạn không thể tự xóa mình hoặc bỏ quyền chủ trang trại của chính mình: một chủ trang trại khác có thể làm việc đó. Đổi mật khẩu của bạn trong mục Tài khoản.',
     'role.title': 'Vai trò',
     'role.save': 'Lưu vai trò',
     'role.saving': 'Đang lưu…',
