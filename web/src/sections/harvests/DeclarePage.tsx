@@ -24,7 +24,11 @@ const RULES: readonly OwnRule<Key>[] = [
     match: [/^must be greater than/, /^phải lớn hơn/, /^must be at least/, /^phải lớn hơn hoặc bằng/],
     text: 'fielderror.weight_positive',
   },
-  { field: 'quantity_kg', match: [/^must be number/, /^phải là number/], text: 'fielderror.weight_number' },
+  {
+    field: 'quantity_kg',
+    match: [/^must be (a |an )?(number|integer)/, /^phải là .*(number|integer|số)/],
+    text: 'fielderror.weight_number',
+  },
   { field: 'harvested_at', match: [/^must be a timestamp/, /^phải là thời điểm/], text: 'fielderror.time' },
 ];
 

@@ -128,7 +128,7 @@ export const texts = defineTexts(
     'batch.confirm_label': 'Xác nhận {kg} kg {crop} từ {parcel}',
 
     'confirm.title': 'Xác nhận lô thu hoạch này?',
-    'confirm.what': '{kg} kg {crop} từ {parcel}, thu hoạch {date}.',
+    'confirm.what': '{kg} kg {crop} từ {parcel}, thu hoạch ngày {date}.',
     'confirm.effect':
       'Xác nhận nghĩa là khối lượng đã đúng. Lô này sẽ được tính vào tổng sản lượng, và Furrow báo cho các hệ thống liên kết với trang trại (ví dụ nhà đóng gói) rằng lô hàng đã về. Không thể hoàn tác.',
     'confirm.button': 'Xác nhận lô hàng',
