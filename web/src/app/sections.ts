@@ -98,7 +98,11 @@ export const SECTIONS: readonly Section[] = [
     icon: 'harvests',
     who: 'all',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/harvests/HarvestsSection'),
+    children: [
+      { path: '/', page: () => import('../sections/harvests/HarvestList') },
+      { path: '/new', page: () => import('../sections/harvests/DeclarePage') },
+    ],
   },
   {
     id: 'webhooks',
@@ -122,7 +126,12 @@ export const SECTIONS: readonly Section[] = [
     icon: 'people',
     who: 'owner',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/people/PeopleSection'),
+    children: [
+      { path: '/', page: () => import('../sections/people/PeopleList') },
+      { path: '/new', page: () => import('../sections/people/AddPersonPage') },
+      { path: '/$id', page: () => import('../sections/people/PersonPage') },
+    ],
   },
   {
     id: 'account',
