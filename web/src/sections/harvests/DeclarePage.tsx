@@ -7,11 +7,11 @@ import { SessionExpiredError } from '../../api/client';
 import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
 import { Field, type FormErrors, noErrors } from '../../ui/Field';
+import { type OwnRule, ownFormErrors } from '../../ui/field-rules';
 import { formatNumber } from '../../ui/format';
 import { PageHeading } from '../../ui/PageHeading';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { type BatchInput, useCropTypes, useDeclareBatch, useParcels } from './api';
-import { type OwnRule, ownFormErrors } from './fieldErrors';
 import { texts } from './texts';
 
 const FIELDS = ['parcel_id', 'crop_type_id', 'quantity_kg', 'harvested_at', 'notes'] as const;

@@ -8,9 +8,9 @@ import { useAnnounce } from '../../app/announce';
 import { useSession } from '../../app/session';
 import { useTexts } from '../../app/texts';
 import { Field, type FormErrors, noErrors } from '../../ui/Field';
+import { type OwnRule, ownFormErrors } from '../../ui/field-rules';
 import { PageHeading } from '../../ui/PageHeading';
 import { type Role, useAddPerson } from './api';
-import { type OwnRule, ownFormErrors } from './fieldErrors';
 import { RoleChoice } from './RoleChoice';
 import { texts } from './texts';
 

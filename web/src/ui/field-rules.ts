@@ -1,9 +1,9 @@
-// The API's field errors in this section's own plain words where the app's shared rules have none
-// (a weight of 0 or less, a weight that is not a number, a time that is not a time); the rest
+// A section's own plain words for the API's field errors where the app's shared rules
+// (api/field-errors.ts) have none, e.g. a password too short or a weight of 0 or less; the rest
 // as the app words them (ui/Field formErrors).
-import { ApiError } from '../../api/client';
-import type { Params, Translate } from '../../app/i18n';
-import { type FormErrors, formErrors } from '../../ui/Field';
+import { ApiError } from '../api/client';
+import type { Params, Translate } from '../app/i18n';
+import { type FormErrors, formErrors } from './Field';
 
 export interface OwnRule<K extends string> {
   field: string;
