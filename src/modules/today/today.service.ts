@@ -104,7 +104,9 @@ export async function today(
   return {
     generated_at: isoTime(now),
     day: { date: day.date, tz: zone, starts_at: isoTime(day.from), ends_at: isoTime(day.to) },
-    alerts: counted(alerts, (row) => ({
+    alerts: {
+      unacknowledged: alerts.unacknowledged ?? null,
+      ...counted(alerts, (row) => ({
       id: row.id,
       device_id: row.device_id,
       device_code: row.device_code,
@@ -119,7 +121,8 @@ export async function today(
       created_at: isoTime(Number(row.created_at)),
       acknowledged_at: isoTimeOrNull(row.acknowledged_at === null ? null : Number(row.acknowledged_at)),
       acknowledged_by: row.acknowledged_by,
-    })),
+      })),
+    },
     offline_devices: counted(devices, (row) => ({
       id: row.id,
       code: row.code,
