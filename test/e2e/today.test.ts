@@ -213,16 +213,17 @@ describe('Today page [sqlite, chromium]', () => {
 
     // Acknowledge the newest alert: it leaves the list, the count drops, the focus goes to the next.
     await page.evaluate('window.__stillHere = true');
-    await page
-      .getByRole('button', { name: 'Acknowledge the alert from Greenhouse 1 climate' })
-      .first()
-      .click();
+    await page.getByRole('button', { name: 'Acknowledge: Humidity on Greenhouse 1 climate' }).click();
     await page
       .getByRole('status')
-      .filter({ hasText: 'Alert from Greenhouse 1 climate acknowledged.' })
+      .filter({ hasText: 'Alert acknowledged: Humidity on Greenhouse 1 climate.' })
       .waitFor();
     await waitForCount(page, 'Alerts', '1');
     await waitForFocus(page, 'button', 'Acknowledge');
+    assert.equal(
+      await page.evaluate('document.activeElement.getAttribute("aria-label")'),
+      'Acknowledge: Temperature on Greenhouse 1 climate',
+    );
     await main.getByText('1 acknowledged alert is still active.').waitFor();
     assert.equal(await main.getByText('Humidity: 94').count(), 0, 'the acknowledged alert left the list');
     await screenshot('02-acknowledged-phone-en');
@@ -252,9 +253,16 @@ describe('Today page [sqlite, chromium]', () => {
     assert.equal(batches.length, 1);
     assert.equal(batches[0].quantity_kg, 120.5);
     await noViolations(page);
+  });
 
-    // The same page on a desktop: the picture of the README.
-    await page.setViewportSize(DESKTOP);
+  it('owner on a desktop: the groups side by side (the picture of the README, docs/today.png)', async () => {
+    const { page, screenshot } = await screen({ viewport: DESKTOP });
+    await page.goto('/manage/');
+    await signIn(page, suite.farm.code, suite.farm.owner);
+    await page.getByRole('heading', { level: 2, name: /^Alerts/ }).waitFor();
+    await waitForFocus(page, 'h1', 'Today');
+    assert.equal(await groupCount(page, 'Alerts'), '2');
+    assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('04-owner-desktop-en', { fullPage: false });
     await noViolations(page);
   });
@@ -298,7 +306,7 @@ describe('Today page [sqlite, chromium]', () => {
     }
     await main.getByText('Chưa nhận được tín hiệu nào').waitFor();
     await main.getByText(/quá hạn, .* trong hôm nay/).waitFor();
-    assert.equal((await main.getByRole('button', { name: /^Đã biết cảnh báo của/ }).count()) > 0, true);
+    assert.equal((await main.getByRole('button', { name: /^Đã biết: Nhiệt độ ở/ }).count()) > 0, true);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits the phone');
     await screenshot('06-owner-phone-vi');
     await noViolations(page);

@@ -179,7 +179,7 @@ function When({ iso, language }: { iso: string; language: T['language'] }) {
 // Alerts ------------------------------------------------------------------------------------------
 
 function AlertsGroup({ data, i18n, count }: { data: TodayAnswer; i18n: T; count: number }) {
-  const { t, plural } = i18n;
+  const { t, plural, language } = i18n;
   const announce = useAnnounce();
   const acknowledge = useAcknowledgeAlert();
   const open = data.alerts.items.filter((alert) => !alert.acknowledged_at);
@@ -191,7 +191,9 @@ function AlertsGroup({ data, i18n, count }: { data: TodayAnswer; i18n: T; count:
     const next = open[index + 1] ?? open[index - 1];
     acknowledge.mutate(alert.id, {
       onSuccess: () => {
-        announce(t('alerts.acknowledged', { device: alert.device_name }));
+        announce(
+          t('alerts.acknowledged', { metric: metricName(alert.metric, language), device: alert.device_name }),
+        );
         // The alert leaves the list: the focus goes to the next one's button, or the heading.
         requestAnimationFrame(() => {
           const button = next && document.querySelector<HTMLElement>(`[data-alert-id="${next.id}"]`);
@@ -287,7 +289,14 @@ function AlertCard({
         className="button primary today-action"
         data-alert-id={alert.id}
         aria-disabled={busy || undefined}
-        aria-label={busy ? undefined : t('alerts.acknowledge_label', { device: alert.device_name })}
+        aria-label={
+          busy
+            ? undefined
+            : t('alerts.acknowledge_label', {
+                metric: metricName(alert.metric, language),
+                device: alert.device_name,
+              })
+        }
         onClick={onAcknowledge}
       >
         {busy ? t('alerts.acknowledging') : t('alerts.acknowledge')}
@@ -444,16 +453,20 @@ function TaskList({ tasks, i18n }: { tasks: TodayTask[]; i18n: T }) {
                   <>
                     {t('tasks.due')} <When iso={end} language={language} />
                   </>
-                ) : (
+                ) : start && Date.parse(start) > Date.now() ? (
                   <>
-                    {start && t('tasks.starts', { when: formatTime(start, language) })}
-                    {end && (
-                      <>
-                        <br />
-                        {t('tasks.until', { when: formatTime(end, language) })}
-                      </>
-                    )}
+                    {t('tasks.starts')} <When iso={start} language={language} />
                   </>
+                ) : end ? (
+                  <>
+                    {t('tasks.ends')} <When iso={end} language={language} />
+                  </>
+                ) : (
+                  start && (
+                    <>
+                      {t('tasks.started')} <When iso={start} language={language} />
+                    </>
+                  )
                 )}
               </p>
             </div>
