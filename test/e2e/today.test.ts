@@ -331,4 +331,21 @@ describe('Today page [sqlite, chromium]', () => {
     await screenshot('08-all-well-phone-en');
     await noViolations(page);
   });
+
+  it('an expired session on Today goes back to sign-in, ready to sign in again', async () => {
+    const { page } = await screen({ viewport: PHONE });
+    await page.goto('/manage/');
+    await signIn(page, suite.farm.code, suite.staff);
+    await page.getByRole('heading', { level: 2, name: /^Your tasks/ }).waitFor();
+    suite.t.clock.advance(36_001 * 1000); // past TOKEN_TTL_SECONDS
+    try {
+      // Several calls are refused at once (the session check, the page, the account's language).
+      await page.reload();
+      await page.getByText('Your session has expired. Please sign in again.').waitFor();
+      assert.equal(await page.getByLabel('Tenant code').inputValue(), suite.farm.code);
+      assert.equal(await page.getByLabel('Username').inputValue(), suite.staff.username);
+    } finally {
+      suite.t.clock.advance(-36_001 * 1000);
+    }
+  });
 });
