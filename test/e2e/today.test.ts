@@ -191,7 +191,7 @@ describe('Today page [sqlite, chromium]', () => {
       ['You 1', 'Binh Nguyen 2', 'Not assigned 1'],
     );
     await main.getByText('Humidity: 94').waitFor();
-    await main.getByText('(limit above 90)').waitFor();
+    await main.getByText('(alert above 90)').waitFor();
     await main.getByText('Never heard from yet').waitFor();
     await main.getByText('Paused after 5 deliveries in a row failed every attempt.').waitFor();
     assert.equal(
@@ -305,6 +305,7 @@ describe('Today page [sqlite, chromium]', () => {
       await page.getByRole('heading', { level: 2, name: new RegExp(`^${title}`) }).waitFor();
     }
     await main.getByText('Chưa nhận được tín hiệu nào').waitFor();
+    await main.getByText('(cảnh báo khi trên 32)').first().waitFor();
     await main.getByText(/quá hạn, .* trong hôm nay/).waitFor();
     assert.equal((await main.getByRole('button', { name: /^Đã biết: Nhiệt độ ở/ }).count()) > 0, true);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits the phone');

@@ -273,8 +273,7 @@ function AlertCard({
           </strong>{' '}
           <span className="muted">
             (
-            {t('alerts.limit', {
-              operator: t(`alerts.op.${operator}` as 'alerts.op.gt'),
+            {t(`alerts.limit.${operator}` as 'alerts.limit.gt', {
               threshold: formatNumber(alert.threshold, language),
             })}
             )
