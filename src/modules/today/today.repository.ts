@@ -43,9 +43,13 @@ export interface AlertSummaryRow {
 
 /**
  * Active alerts of live devices (a deleted device's alerts are nobody's to act on): those nobody
- * acknowledged first, then the acknowledged ones; newest first in each.
+ * acknowledged first, then the acknowledged ones; newest first in each. `unacknowledged` counts the
+ * first kind: what still waits for someone.
  */
-export async function activeAlerts(scope: Scope, limit: number): Promise<Part<AlertSummaryRow>> {
+export async function activeAlerts(
+  scope: Scope,
+  limit: number,
+): Promise<Part<AlertSummaryRow> & { unacknowledged: number | undefined }> {
   const active = selectScoped(scope, 'iot_alerts')
     .innerJoin('iot_devices', (join) =>
       join
@@ -80,7 +84,9 @@ export async function activeAlerts(scope: Scope, limit: number): Promise<Part<Al
     const open = await page(false, limit);
     return open.length < limit ? [...open, ...(await page(true, limit - open.length))] : open;
   };
-  return part(scope, active.select('iot_alerts.id'), rows);
+  const all = await part(scope, active.select('iot_alerts.id'), rows);
+  const open = active.where('iot_alerts.acknowledged_at', 'is', null).select('iot_alerts.id');
+  return { ...all, unacknowledged: await countUpTo(scope.db, open) };
 }
 
 export interface OfflineDeviceRow {

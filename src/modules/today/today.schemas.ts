@@ -26,12 +26,13 @@ const NullableInt = Type.Union([Type.Integer(), Type.Null()]);
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 /** A part of the page: how many there are, and the first `limit` of them. */
-const Counted = (item: TSchema, what: string) =>
+const Counted = (item: TSchema, what: string, more: Record<string, TSchema> = {}) =>
   Type.Object(
     {
       count: Type.Union([Type.Integer(), Type.Null()], {
         description: `How many ${what} there are; null past 10,000 (as lists stop counting)`,
       }),
+      ...more,
       items: Type.Array(item),
     },
     { description: what },
@@ -102,7 +103,11 @@ export const TodayAnswer = Type.Object({
     starts_at: IsoTime('Start of today in tz'),
     ends_at: IsoTime('Start of tomorrow in tz'),
   }),
-  alerts: Counted(TodayAlert, 'active alerts: not acknowledged first, newest first'),
+  alerts: Counted(TodayAlert, 'active alerts: not acknowledged first, newest first', {
+    unacknowledged: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'How many of the active alerts nobody has acknowledged yet; null past 10,000',
+    }),
+  }),
   offline_devices: Counted(TodayDevice, 'offline devices, most recently gone first'),
   tasks: Type.Object({
     overdue: Counted(TodayTask, 'open tasks whose end has passed, most recently due first (staff: theirs)'),

@@ -182,6 +182,7 @@ forEachDialect('today', (database) => {
       ends_at: '2026-06-16T00:00:00.000Z',
     });
     assert.equal(page.alerts.count, 2);
+    assert.equal(page.alerts.unacknowledged, 1);
     assert.deepEqual(
       page.alerts.items.map((a: { id: number }) => a.id),
       [ids.alert2, ids.alert1],
@@ -260,5 +261,18 @@ forEachDialect('today', (database) => {
     const anonymous = await client(t.url).get('/api/today');
     assert.equal(anonymous.status, 401);
     assertErrorShape(anonymous.body, 401);
+  });
+
+  it('counts an alert acknowledged through the API as no longer waiting, and keeps it listed after the others', async () => {
+    const before = (await staff.get('/api/today')).body.alerts;
+    assert.deepEqual([before.count, before.unacknowledged], [2, 1]);
+    const ack = await staff.post(`/api/iot/alerts/${ids.alert2}/acknowledge`);
+    assert.equal(ack.status, 200, ack.text);
+    const after = (await owner.get('/api/today')).body.alerts;
+    assert.deepEqual([after.count, after.unacknowledged], [2, 0]);
+    assert.deepEqual(
+      after.items.map((a: { id: number }) => a.id),
+      [ids.alert2, ids.alert1],
+    );
   });
 });

@@ -10169,6 +10169,8 @@ export interface paths {
                                     threshold: number;
                                     value: number;
                                 }[];
+                                /** @description How many of the active alerts nobody has acknowledged yet; null past 10,000 */
+                                unacknowledged: number | null;
                             };
                             day: {
                                 /** @description Today in tz, YYYY-MM-DD */

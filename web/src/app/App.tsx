@@ -1,20 +1,33 @@
 // The farm app: language, data cache, session, announcements, and the router.
-import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { RouterProvider } from '@tanstack/react-router';
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { ApiError, SessionExpiredError } from '../api/client';
+import { ApiError, one, SessionExpiredError, unwrap } from '../api/client';
 import { AnnouncerProvider } from './announce';
 import { requestPageFocus } from './focus';
-import { type I18n, I18nContext, initialLanguage, type Language, makeTranslator } from './i18n';
+import {
+  type I18n,
+  I18nContext,
+  initialLanguage,
+  type Language,
+  makeTranslator,
+  pickedLanguage,
+} from './i18n';
 import { router } from './router';
 import { SessionProvider, useSessionState } from './session';
 
 export function App() {
-  const [language, setLanguage] = useState<Language>(initialLanguage);
-  const i18n: I18n = useMemo(() => ({ language, setLanguage, ...makeTranslator(language) }), [language]);
+  const [language, showLanguage] = useState<Language>(initialLanguage);
+  // A language the person picks is kept for this browser; the account's is only shown.
+  const i18n: I18n = useMemo(() => {
+    const setLanguage = (picked: Language) => {
+      localStorage.setItem('furrow.language', picked);
+      showLanguage(picked);
+    };
+    return { language, setLanguage, ...makeTranslator(language) };
+  }, [language]);
   useEffect(() => {
     document.documentElement.lang = language;
-    localStorage.setItem('furrow.language', language);
   }, [language]);
 
   // Any call answered 401 ends the session (the sign-in page says why).
@@ -46,6 +59,7 @@ export function App() {
           }}
         >
           <ExpireOnUnauthorized expire={expire} />
+          <AccountLanguage show={showLanguage} />
           <AnnouncerProvider>
             <RouterProvider router={router} />
           </AnnouncerProvider>
@@ -53,6 +67,28 @@ export function App() {
       </QueryClientProvider>
     </I18nContext.Provider>
   );
+}
+
+/**
+ * After sign-in, the language stored in the person's account is used, unless they picked one in
+ * this browser. Same query as the Account page's (['account', 'me']).
+ */
+function AccountLanguage({ show }: { show: (language: Language) => void }) {
+  const { session, api } = useSessionState();
+  const account = useQuery({
+    queryKey: ['account', 'me'],
+    queryFn: async () => one<{ language: Language | null }>(await unwrap(api.GET('/api/account'))),
+    enabled: session !== null && pickedLanguage() === null,
+    staleTime: Number.POSITIVE_INFINITY,
+  });
+  const applied = useRef<string | null>(null);
+  const stored = account.data?.language;
+  useEffect(() => {
+    if (!session || !stored || applied.current === session.token) return;
+    applied.current = session.token;
+    if (pickedLanguage() === null) show(stored);
+  }, [session, stored, show]);
+  return null;
 }
 
 function ExpireOnUnauthorized({ expire }: { expire: { current: () => void } }) {

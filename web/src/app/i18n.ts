@@ -450,10 +450,17 @@ export function isMessageKey(key: string): key is MessageKey {
   return key in en;
 }
 
-export function initialLanguage(): Language {
+/** The language the person picked in this browser, if they did. */
+export function pickedLanguage(): Language | null {
   const saved = localStorage.getItem('furrow.language');
-  if (saved === 'en' || saved === 'vi') return saved;
-  return navigator.languages.some((l) => l.toLowerCase().startsWith('vi')) ? 'vi' : 'en';
+  return saved === 'en' || saved === 'vi' ? saved : null;
+}
+
+/** Picked in this browser, else the browser's; after sign-in the account's language comes before the browser's. */
+export function initialLanguage(): Language {
+  return (
+    pickedLanguage() ?? (navigator.languages.some((l) => l.toLowerCase().startsWith('vi')) ? 'vi' : 'en')
+  );
 }
 
 export interface I18n {

@@ -33,7 +33,7 @@ export const SECTIONS: readonly Section[] = [
     icon: 'today',
     who: 'all',
     primary: true,
-    page: comingSoon,
+    page: () => import('../sections/today/TodayPage'),
   },
   {
     id: 'fields',
@@ -140,7 +140,7 @@ export const SECTIONS: readonly Section[] = [
     icon: 'account',
     who: 'all',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/account/AccountPage'),
   },
 ];
 

@@ -75,6 +75,8 @@ export function SessionProvider({ children, onEnd }: { children: ReactNode; onEn
   const end = useCallback(
     (why: 'signin.expired' | 'signin.signed_out') => {
       const was = current.current.session;
+      // Several calls may be refused at once when a token expires: the first one ends the session.
+      if (!was && why === 'signin.expired') return;
       // After a sign-out the form starts empty: the next person at this device may be someone else.
       setLastAccount(
         was && why === 'signin.expired' ? { tenantcode: was.tenant.code, username: was.user.username } : null,
