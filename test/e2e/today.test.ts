@@ -343,7 +343,7 @@ describe('Today page [sqlite, chromium]', () => {
       // Several calls are refused at once (the session check, the page, the account's language).
       await page.reload();
       await page.getByText('Your session has expired. Please sign in again.').waitFor();
-      assert.equal(await page.getByLabel('Tenant code').inputValue(), suite.farm.code);
+      assert.equal(await page.getByLabel('Farm code').inputValue(), suite.farm.code);
       assert.equal(await page.getByLabel('Username').inputValue(), suite.staff.username);
     } finally {
       suite.t.clock.advance(-36_001 * 1000);
