@@ -21,14 +21,21 @@ export function formatDate(iso: string | null | undefined, language: Language): 
   }).format(date);
 }
 
-/** A moment: the date, then the time with its zone (never time first, whatever the locale's habit). */
-export function formatTime(iso: string | null | undefined, language: Language): string {
+/**
+ * A moment: the date, then the time with its zone (never time first, whatever the locale's habit).
+ * Seconds where they matter (a delivery log); farm records read to the minute.
+ */
+export function formatTime(
+  iso: string | null | undefined,
+  language: Language,
+  precision: 'second' | 'minute' = 'second',
+): string {
   const date = valid(iso);
   if (!date) return iso ?? '';
   const time = new Intl.DateTimeFormat(locales[language], {
     hour: '2-digit',
     minute: '2-digit',
-    second: '2-digit',
+    ...(precision === 'second' ? { second: '2-digit' as const } : {}),
     timeZoneName: 'short',
   }).format(date);
   return language === 'vi'

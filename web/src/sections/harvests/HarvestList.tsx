@@ -278,7 +278,7 @@ function ConfirmBatch({
             kg: words.kg,
             crop: words.crop,
             parcel: words.parcel,
-            date: formatTime(batch.harvested_at, language),
+            date: formatTime(batch.harvested_at, language, 'minute'),
           })}
         </strong>
       </p>

@@ -73,7 +73,7 @@ function TodayContent({ data, i18n }: { data: TodayAnswer; i18n: T }) {
   return (
     <>
       <p className="today-updated muted">
-        {t('today.updated', { time: formatTime(data.generated_at, language) })}
+        {t('today.updated', { time: formatTime(data.generated_at, language, 'minute') })}
       </p>
       {allWell ? (
         <div className="today-all-well" role="status">
@@ -170,7 +170,7 @@ function More({ total, shown, i18n }: { total: number | null; shown: number; i18
 
 function When({ iso, language }: { iso: string; language: T['language'] }) {
   return (
-    <time dateTime={iso} title={formatTime(iso, language)}>
+    <time dateTime={iso} title={formatTime(iso, language, 'minute')}>
       {formatRelative(iso, language)}
     </time>
   );
