@@ -5,6 +5,7 @@ import {
   ImagesInput,
   Integer,
   LONG_TEXT,
+  MAX_ID,
   Name,
   NullableId,
   RefInput,
@@ -68,5 +69,17 @@ export const CropQuery = Type.Object({
       'search[name], search[code], search[sku]: case-insensitive substring; search[price]: exact price. ' +
         'search[]=term matches name, code or SKU',
     ),
+  ),
+  status: Type.Optional(
+    Type.Unsafe<boolean | number | string>({
+      ...StatusInput,
+      description: 'Extension: 1 (or true) only active items, 0 (or false) only inactive ones',
+    }),
+  ),
+  category_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this product category' }),
+  ),
+  crop_type: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this crop type' }),
   ),
 });

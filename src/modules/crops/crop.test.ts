@@ -117,6 +117,30 @@ forEachDialect('crops', (database) => {
     assert.equal(total, '1');
   });
 
+  it('filters by status, product category and crop type (extensions), with the search', async () => {
+    const other = (await c.post('/api/productcategory/productcategory', { json: { name: 'Livestock' } }))
+      .body[0].id;
+    await create({ name: 'Filter Goat', category_id: other, status: 1 });
+    await create({ name: 'Filter Cow', category_id: other, status: 0 });
+    await create({ name: 'Filter Lime', category_id: g.category, crop_type: g.cropType, status: 0 });
+    const names = async (query: string) =>
+      ((await c.get(`/api/crop/crop?search[name]=filter&pageLimit=1000&${query}`)).body as { name: string }[])
+        .map((r) => r.name)
+        .sort();
+    assert.deepEqual(await names('status=1'), ['Filter Goat']);
+    assert.deepEqual(await names('status=0'), ['Filter Cow', 'Filter Lime']);
+    assert.deepEqual(await names('status=false'), ['Filter Cow', 'Filter Lime']);
+    assert.deepEqual(await names('status=true'), ['Filter Goat']);
+    assert.deepEqual(await names(`category_id=${other}`), ['Filter Cow', 'Filter Goat']);
+    assert.deepEqual(await names(`category_id=${other}&status=0`), ['Filter Cow']);
+    assert.deepEqual(await names(`crop_type=${g.cropType}`), ['Filter Lime']);
+    const res = await c.get('/api/crop/crop?search[name]=filter&status=1');
+    assert.equal(res.headers.get('x-total-count'), '1');
+    const bad = await c.get('/api/crop/crop?status=maybe&category_id=0&crop_type=x');
+    assert.equal(bad.status, 422);
+    assert.deepEqual(invalidFields(bad.body), ['category_id', 'crop_type', 'status']);
+  });
+
   it('refuses unknown references and wrong types, naming each field', async () => {
     const res = await c.post('/api/crop/crop', {
       json: { name: 'x', crop_type: 987654, category_id: 987654 },

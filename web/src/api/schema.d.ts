@@ -950,6 +950,10 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description Extension: only this product category */
+                    category_id?: number;
+                    /** @description Extension: only this crop type */
+                    crop_type?: number;
                     /** @description Page number, from 0 */
                     page: number;
                     /** @description Items per page (default 20, at most 1000) */
@@ -958,6 +962,8 @@ export interface paths {
                     search?: string | string[] | {
                         [key: string]: string;
                     };
+                    /** @description Extension: 1 (or true) only active items, 0 (or false) only inactive ones */
+                    status?: true | false | 1 | 0 | "1" | "0" | "true" | "false";
                 };
                 header?: never;
                 path?: never;
