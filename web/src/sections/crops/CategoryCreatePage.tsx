@@ -1,0 +1,4 @@
+// CategoryCreatePage (owners).
+import { CategoryCreatePage } from './CategoryForm';
+
+export default CategoryCreatePage;

@@ -1,0 +1,4 @@
+// CategoryEditPage (owners).
+import { CategoryEditPage } from './CategoryForm';
+
+export default CategoryEditPage;

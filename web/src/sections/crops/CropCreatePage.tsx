@@ -1,0 +1,4 @@
+// Add a crop or an animal (owners).
+import { CropCreatePage } from './CropForm';
+
+export default CropCreatePage;

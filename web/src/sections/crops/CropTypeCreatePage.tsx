@@ -1,0 +1,4 @@
+// CropTypeCreatePage (owners).
+import { CropTypeCreatePage } from './CropTypeForm';
+
+export default CropTypeCreatePage;

@@ -1,0 +1,4 @@
+// CropTypeEditPage (owners).
+import { CropTypeEditPage } from './CropTypeForm';
+
+export default CropTypeEditPage;
