@@ -4,10 +4,9 @@ import { useState } from 'react';
 import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
 import { Field } from '../../ui/Field';
-import { PageHeading } from '../../ui/PageHeading';
 import { ErrorState, Loading } from '../../ui/States';
 import { type Category, type CategoryInput, useCategories, useSaveCategory } from './api';
-import { ActiveField, RecordForm, ReferenceOptions, useRecordErrors } from './RecordForm';
+import { ActiveField, RecordForm, RecordFrame, ReferenceOptions, useRecordErrors } from './RecordForm';
 import { texts } from './texts';
 
 const FIELDS = ['name', 'code', 'parent_id', 'description', 'status'] as const;
@@ -46,8 +45,7 @@ function CategoryForm({ category }: { category: Category | null }) {
 
   return (
     <RecordForm
-      title={t(category ? 'form.edit_category' : 'form.add_category')}
-      back={{ to: '/crops/categories', label: t('form.back_categories') }}
+      back="/crops/categories"
       errors={errors}
       summaryRef={summaryRef}
       saving={save.isPending}
@@ -106,7 +104,15 @@ function CategoryForm({ category }: { category: Category | null }) {
 }
 
 export function CategoryCreatePage() {
-  return <CategoryForm category={null} />;
+  const { t } = useTexts(texts);
+  return (
+    <RecordFrame
+      title={t('form.add_category')}
+      back={{ to: '/crops/categories', label: t('form.back_categories') }}
+    >
+      <CategoryForm category={null} />
+    </RecordFrame>
+  );
 }
 
 export function CategoryEditPage() {
@@ -114,19 +120,20 @@ export function CategoryEditPage() {
   const { t } = useTexts(texts);
   const categories = useCategories();
   const category = categories.data?.find((r) => String(r.id) === id);
-  if (!category) {
-    return (
-      <section className="page narrow">
-        <PageHeading>{t('form.edit_category')}</PageHeading>
-        {categories.isError ? (
-          <ErrorState error={categories.error} onRetry={() => void categories.refetch()} />
-        ) : categories.data ? (
-          <p className="notice notice-error">{t('form.not_found')}</p>
-        ) : (
-          <Loading label={t('form.loading')} />
-        )}
-      </section>
-    );
-  }
-  return <CategoryForm key={category.id} category={category} />;
+  return (
+    <RecordFrame
+      title={t('form.edit_category')}
+      back={{ to: '/crops/categories', label: t('form.back_categories') }}
+    >
+      {category ? (
+        <CategoryForm key={category.id} category={category} />
+      ) : categories.isError ? (
+        <ErrorState error={categories.error} onRetry={() => void categories.refetch()} />
+      ) : categories.data ? (
+        <p className="notice notice-error">{t('form.not_found')}</p>
+      ) : (
+        <Loading label={t('form.loading')} />
+      )}
+    </RecordFrame>
+  );
 }

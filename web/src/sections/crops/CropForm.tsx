@@ -5,7 +5,6 @@ import { useState } from 'react';
 import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
 import { Field } from '../../ui/Field';
-import { PageHeading } from '../../ui/PageHeading';
 import { ErrorState, Loading } from '../../ui/States';
 import {
   type Crop,
@@ -17,7 +16,7 @@ import {
   useCropTypes,
   useSaveCrop,
 } from './api';
-import { ActiveField, RecordForm, ReferenceOptions, useRecordErrors } from './RecordForm';
+import { ActiveField, RecordForm, RecordFrame, ReferenceOptions, useRecordErrors } from './RecordForm';
 import { texts } from './texts';
 
 const FIELDS = [
@@ -86,8 +85,7 @@ export function CropForm({ crop }: { crop: Crop | null }) {
 
   return (
     <RecordForm
-      title={t(crop ? 'form.edit_crop' : 'form.add_crop')}
-      back={{ to: '/crops', label: t('form.back_crops') }}
+      back="/crops"
       errors={errors}
       summaryRef={summaryRef}
       saving={save.isPending}
@@ -208,24 +206,27 @@ export function CropForm({ crop }: { crop: Crop | null }) {
 }
 
 export function CropCreatePage() {
-  return <CropForm crop={null} />;
+  const { t } = useTexts(texts);
+  return (
+    <RecordFrame title={t('form.add_crop')} back={{ to: '/crops', label: t('form.back_crops') }}>
+      <CropForm crop={null} />
+    </RecordFrame>
+  );
 }
 
 export function CropEditPage() {
   const { id } = useParams({ strict: false }) as { id: string };
   const { t } = useTexts(texts);
   const crop = useCrop(id);
-  if (!crop.data) {
-    return (
-      <section className="page narrow">
-        <PageHeading>{t('form.edit_crop')}</PageHeading>
-        {crop.isError ? (
-          <ErrorState error={crop.error} notFound={t('form.not_found')} onRetry={() => void crop.refetch()} />
-        ) : (
-          <Loading label={t('form.loading')} />
-        )}
-      </section>
-    );
-  }
-  return <CropForm key={crop.data.id} crop={crop.data} />;
+  return (
+    <RecordFrame title={t('form.edit_crop')} back={{ to: '/crops', label: t('form.back_crops') }}>
+      {crop.data ? (
+        <CropForm key={crop.data.id} crop={crop.data} />
+      ) : crop.isError ? (
+        <ErrorState error={crop.error} notFound={t('form.not_found')} onRetry={() => void crop.refetch()} />
+      ) : (
+        <Loading label={t('form.loading')} />
+      )}
+    </RecordFrame>
+  );
 }

@@ -4,10 +4,9 @@ import { useState } from 'react';
 import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
 import { Field } from '../../ui/Field';
-import { PageHeading } from '../../ui/PageHeading';
 import { ErrorState, Loading } from '../../ui/States';
 import { type CropType, type CropTypeInput, useCropTypes, useSaveCropType } from './api';
-import { RecordForm, ReferenceOptions, useRecordErrors } from './RecordForm';
+import { RecordForm, RecordFrame, ReferenceOptions, useRecordErrors } from './RecordForm';
 import { texts } from './texts';
 
 const FIELDS = ['name', 'parent_id', 'images', 'description'] as const;
@@ -44,8 +43,7 @@ function CropTypeForm({ type }: { type: CropType | null }) {
 
   return (
     <RecordForm
-      title={t(type ? 'form.edit_type' : 'form.add_type')}
-      back={{ to: '/crops/types', label: t('form.back_types') }}
+      back="/crops/types"
       errors={errors}
       summaryRef={summaryRef}
       saving={save.isPending}
@@ -112,7 +110,12 @@ function CropTypeForm({ type }: { type: CropType | null }) {
 }
 
 export function CropTypeCreatePage() {
-  return <CropTypeForm type={null} />;
+  const { t } = useTexts(texts);
+  return (
+    <RecordFrame title={t('form.add_type')} back={{ to: '/crops/types', label: t('form.back_types') }}>
+      <CropTypeForm type={null} />
+    </RecordFrame>
+  );
 }
 
 export function CropTypeEditPage() {
@@ -120,19 +123,17 @@ export function CropTypeEditPage() {
   const { t } = useTexts(texts);
   const types = useCropTypes();
   const type = types.data?.find((r) => String(r.id) === id);
-  if (!type) {
-    return (
-      <section className="page narrow">
-        <PageHeading>{t('form.edit_type')}</PageHeading>
-        {types.isError ? (
-          <ErrorState error={types.error} onRetry={() => void types.refetch()} />
-        ) : types.data ? (
-          <p className="notice notice-error">{t('form.not_found')}</p>
-        ) : (
-          <Loading label={t('form.loading')} />
-        )}
-      </section>
-    );
-  }
-  return <CropTypeForm key={type.id} type={type} />;
+  return (
+    <RecordFrame title={t('form.edit_type')} back={{ to: '/crops/types', label: t('form.back_types') }}>
+      {type ? (
+        <CropTypeForm key={type.id} type={type} />
+      ) : types.isError ? (
+        <ErrorState error={types.error} onRetry={() => void types.refetch()} />
+      ) : types.data ? (
+        <p className="notice notice-error">{t('form.not_found')}</p>
+      ) : (
+        <Loading label={t('form.loading')} />
+      )}
+    </RecordFrame>
+  );
 }

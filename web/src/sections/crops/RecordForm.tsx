@@ -28,9 +28,35 @@ export function useRecordErrors<F extends string>(idPrefix: string, fields: read
   return { errors, clear: () => setErrors(noErrors()), refused, summaryRef };
 }
 
-interface RecordFormProps {
+/**
+ * The page around a form: the way back and the heading. The edit pages keep it while the record
+ * loads, so the heading that took the focus on arrival stays the same element.
+ */
+export function RecordFrame({
+  title,
+  back,
+  children,
+}: {
   title: string;
   back: { to: string; label: string };
+  children: ReactNode;
+}) {
+  const { t } = useTexts(texts);
+  const isOwner = useIsOwner();
+  return (
+    <section className="page narrow crops-page">
+      <Link className="back" to={back.to}>
+        ← {back.label}
+      </Link>
+      <PageHeading>{title}</PageHeading>
+      {/* Staff reach a form only by typing its address: they are told, and the API refuses anyway. */}
+      {isOwner ? children : <p className="notice notice-info">{t('read_only')}</p>}
+    </section>
+  );
+}
+
+interface RecordFormProps {
+  back: string;
   errors: FormErrors<string>;
   summaryRef: React.RefObject<HTMLDivElement | null>;
   saving: boolean;
@@ -40,7 +66,6 @@ interface RecordFormProps {
 }
 
 export function RecordForm({
-  title,
   back,
   errors,
   summaryRef,
@@ -50,44 +75,32 @@ export function RecordForm({
   children,
 }: RecordFormProps) {
   const { t } = useTexts(texts);
-  const isOwner = useIsOwner();
   const hasFieldErrors = Object.keys(errors.fields).length > 0;
   function submit(event: FormEvent) {
     event.preventDefault();
     if (!saving) onSubmit();
   }
   return (
-    <section className="page narrow crops-page">
-      <Link className="back" to={back.to}>
-        ← {back.label}
-      </Link>
-      <PageHeading>{title}</PageHeading>
-      {/* Staff reach a form only by typing its address: they are told, and the API refuses anyway. */}
-      {!isOwner ? (
-        <p className="notice notice-info">{t('read_only')}</p>
-      ) : (
-        <form onSubmit={submit} noValidate className="record-form">
-          {(errors.general.length > 0 || hasFieldErrors) && (
-            <div className="notice notice-error" role="alert" tabIndex={-1} ref={summaryRef}>
-              {errors.general.length > 0 ? (
-                errors.general.map((message) => <p key={message}>{message}</p>)
-              ) : (
-                <p>{t('error.fix_fields')}</p>
-              )}
-            </div>
+    <form onSubmit={submit} noValidate className="record-form">
+      {(errors.general.length > 0 || hasFieldErrors) && (
+        <div className="notice notice-error" role="alert" tabIndex={-1} ref={summaryRef}>
+          {errors.general.length > 0 ? (
+            errors.general.map((message) => <p key={message}>{message}</p>)
+          ) : (
+            <p>{t('error.fix_fields')}</p>
           )}
-          {children}
-          <div className="form-actions">
-            <button type="submit" className="button primary" aria-disabled={saving || undefined}>
-              {saving ? t('form.saving') : t(adding ? 'form.create' : 'form.save')}
-            </button>
-            <Link className="button secondary" to={back.to}>
-              {t('form.cancel')}
-            </Link>
-          </div>
-        </form>
+        </div>
       )}
-    </section>
+      {children}
+      <div className="form-actions">
+        <button type="submit" className="button primary" aria-disabled={saving || undefined}>
+          {saving ? t('form.saving') : t(adding ? 'form.create' : 'form.save')}
+        </button>
+        <Link className="button secondary" to={back}>
+          {t('form.cancel')}
+        </Link>
+      </div>
+    </form>
   );
 }
 
