@@ -110,7 +110,7 @@ export const texts = defineTexts(
     'form.loading': 'Loading…',
 
     'delete.title': 'Delete {name}?',
-    'delete.body': '{name} leaves the lists. Records that already point to it keep their history.',
+    'delete.body': '{name} will be removed from the lists. This cannot be undone.',
     'delete.confirm': 'Delete',
     'delete.done': '{name} deleted.',
   },
@@ -222,7 +222,7 @@ export const texts = defineTexts(
     'form.loading': 'Đang tải…',
 
     'delete.title': 'Xóa {name}?',
-    'delete.body': '{name} sẽ không còn trong danh sách. Các hồ sơ đã gắn với mục này vẫn giữ lịch sử.',
+    'delete.body': '{name} sẽ bị xóa khỏi danh sách. Không thể hoàn tác việc này.',
     'delete.confirm': 'Xóa',
     'delete.done': 'Đã xóa {name}.',
   },
