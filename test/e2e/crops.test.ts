@@ -155,6 +155,12 @@ describe('Crops section [sqlite, chromium]', () => {
       json: { name: 'Ri chickens', image: '/manage/favicon.svg', price: 120000, status: 1 },
     });
     assert.equal(added.status, 201, added.text);
+    // A variety whose picture cannot be read (shown on the Vietnamese list below).
+    const broken = await request(suite.t.url, 'POST', '/api/croptype/croptype', {
+      token,
+      json: { name: 'Broken picture', images: 'data:image/png;base64,AAAA' },
+    });
+    assert.equal(broken.status, 201, broken.text);
     await page.reload();
     await page.getByRole('img', { name: 'Picture of Ri chickens' }).waitFor();
     const row = page.getByRole('row', { name: /Mango orchard A/ });
@@ -241,6 +247,11 @@ describe('Crops section [sqlite, chromium]', () => {
       .getByRole('link', { name: 'Giống' })
       .click();
     await page.getByRole('img', { name: 'Ảnh Cat Chu mango' }).waitFor();
+    await page
+      .getByRole('row', { name: /Broken picture/ })
+      .getByText('Không hiển thị được ảnh')
+      .waitFor();
+    assert.equal(await page.getByRole('img', { name: 'Ảnh Broken picture' }).count(), 0);
     await screenshot('09-types-desktop-vi');
     await noViolations(page);
     await page.getByLabel('Ngôn ngữ').selectOption('en');

@@ -176,11 +176,12 @@ export function NameWithPicture({
   const source = pictureSource(address);
   const [broken, setBroken] = useState<string | null>(null);
   const shown = source.kind === 'here' && broken !== source.src;
+  // A broken data: picture has nowhere to link to; a broken address is still offered.
   const link =
     source.kind === 'elsewhere'
       ? { href: source.href, text: t('image.elsewhere', { host: source.host }) }
       : source.kind === 'here' && !shown
-        ? { href: source.src, text: t('image.broken') }
+        ? { href: source.src.startsWith('data:') ? null : source.src, text: t('image.broken') }
         : null;
   return (
     <div className="with-picture">
@@ -201,12 +202,13 @@ export function NameWithPicture({
       )}
       <div className="with-picture-text">
         {children}
-        {link && (
+        {link?.href && (
           <a className="picture-link" href={link.href} rel="noopener noreferrer">
             {link.text}
             <span className="visually-hidden"> ({name})</span>
           </a>
         )}
+        {link && !link.href && <span className="description">{link.text}</span>}
       </div>
     </div>
   );
