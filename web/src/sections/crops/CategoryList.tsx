@@ -36,7 +36,9 @@ export default function CategoryList() {
   return (
     <section className="page crops-page">
       <SectionHeader current="categories" action={add} />
-      <ListControls idPrefix="categories" onSearch={setSearch} status={status} onStatus={setStatus} />
+      {(categories.data?.length ?? 0) > 0 && (
+        <ListControls idPrefix="categories" onSearch={setSearch} status={status} onStatus={setStatus} />
+      )}
 
       {categories.isPending && <Loading label={t('categories.loading')} />}
       {categories.isError && !categories.data && (

@@ -40,7 +40,10 @@ export default function CropList() {
   return (
     <section className="page crops-page">
       <SectionHeader current="crops" action={add} />
-      <ListControls idPrefix="crops" onSearch={setSearch} status={status} onStatus={setStatus} />
+      {/* Nothing to search in an empty list: its empty state says what to do first. */}
+      {(filtered || (page?.items.length ?? 0) > 0) && (
+        <ListControls idPrefix="crops" onSearch={setSearch} status={status} onStatus={setStatus} />
+      )}
 
       {crops.isPending && <Loading label={t('crops.loading')} />}
       {crops.isError && !page && <ErrorState error={crops.error} onRetry={() => void crops.refetch()} />}

@@ -34,7 +34,9 @@ export default function CropTypeList() {
   return (
     <section className="page crops-page">
       <SectionHeader current="types" action={add} />
-      <ListControls idPrefix="types" onSearch={setSearch} note={t('types.no_status')} />
+      {(types.data?.length ?? 0) > 0 && (
+        <ListControls idPrefix="types" onSearch={setSearch} note={t('types.no_status')} />
+      )}
 
       {types.isPending && <Loading label={t('types.loading')} />}
       {types.isError && !types.data && (
