@@ -23,13 +23,14 @@ export default function CropList() {
   const isOwner = useIsOwner();
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState<StatusFilter>('all');
+  const [group, setGroup] = useState<number | null>(null);
   const [deleting, setDeleting] = useState<Deleting | null>(null);
-  const crops = useCrops(search, status);
+  const crops = useCrops(search, status, group);
   const types = useCropTypes();
   const categories = useCategories();
   const typeName = new Map((types.data ?? []).map((r) => [r.id, r.name]));
   const categoryName = new Map((categories.data ?? []).map((r) => [r.id, r.name]));
-  const filtered = search !== '' || status !== 'all';
+  const filtered = search !== '' || status !== 'all' || group !== null;
   const add = (
     <Link className="button primary" to="/crops/new">
       {t('crops.add')}
@@ -42,7 +43,27 @@ export default function CropList() {
       <SectionHeader current="crops" action={add} />
       {/* Nothing to search in an empty list: its empty state says what to do first. */}
       {(filtered || (page?.items.length ?? 0) > 0) && (
-        <ListControls idPrefix="crops" onSearch={setSearch} status={status} onStatus={setStatus} />
+        <ListControls idPrefix="crops" onSearch={setSearch} status={status} onStatus={setStatus}>
+          {(categories.data?.length ?? 0) > 0 && (
+            <div className="field">
+              <label htmlFor="crops-group">{t('filter.group')}</label>
+              <select
+                id="crops-group"
+                value={group === null ? '' : String(group)}
+                onChange={(event) => setGroup(event.target.value ? Number(event.target.value) : null)}
+              >
+                <option value="">{t('filter.all_groups')}</option>
+                {[...(categories.data ?? [])]
+                  .sort((a, b) => a.name.localeCompare(b.name))
+                  .map((category) => (
+                    <option key={category.id} value={String(category.id)}>
+                      {category.name}
+                    </option>
+                  ))}
+              </select>
+            </div>
+          )}
+        </ListControls>
       )}
 
       {crops.isPending && <Loading label={t('crops.loading')} />}

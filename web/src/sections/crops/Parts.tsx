@@ -71,10 +71,12 @@ interface ListControlsProps {
   onStatus?: (status: StatusFilter) => void;
   /** Said under the controls instead of the status filter. */
   note?: string;
+  /** More filters, after the status filter. */
+  children?: ReactNode;
 }
 
 /** Search by name (as the person types, after a short pause) and the active/inactive filter. */
-export function ListControls({ idPrefix, onSearch, status, onStatus, note }: ListControlsProps) {
+export function ListControls({ idPrefix, onSearch, status, onStatus, note, children }: ListControlsProps) {
   const { t } = useTexts(texts);
   const [text, setText] = useState('');
   const latest = useRef(onSearch);
@@ -113,6 +115,7 @@ export function ListControls({ idPrefix, onSearch, status, onStatus, note }: Lis
           </select>
         </div>
       )}
+      {children}
       {note && <p className="hint list-note">{note}</p>}
     </search>
   );

@@ -32,7 +32,8 @@ const POLL_MS = 30_000;
 
 export const keys = {
   all: ['crops'] as const,
-  crops: (search: string, status: StatusFilter) => ['crops', 'crops', { search, status }] as const,
+  crops: (search: string, status: StatusFilter, group: number | null) =>
+    ['crops', 'crops', { search, status, group }] as const,
   crop: (id: string) => ['crops', 'crop', id] as const,
   types: ['crops', 'types'] as const,
   categories: ['crops', 'categories'] as const,
@@ -47,14 +48,15 @@ export interface CropPage {
   total: number | null;
 }
 
-export function useCrops(search: string, status: StatusFilter) {
+export function useCrops(search: string, status: StatusFilter, group: number | null) {
   const { api } = useSession();
   return useQuery({
-    queryKey: keys.crops(search, status),
+    queryKey: keys.crops(search, status, group),
     queryFn: async (): Promise<CropPage> => {
       const query: Record<string, unknown> = { page: 0, pageLimit: CROPS_PAGE };
       if (search) query.search = { name: search };
       if (status !== 'all') query.status = status === 'active' ? 1 : 0;
+      if (group !== null) query.category_id = group;
       const result = await api.GET('/api/crop/crop', {
         params: { query: query as { page: number; pageLimit: number } },
       });
