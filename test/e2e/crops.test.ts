@@ -195,7 +195,7 @@ describe('Crops section [sqlite, chromium]', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await announced(page, 'Changes to Mango orchard A saved.');
     await waitForFocus(page, 'h1', 'Crops');
-    assert.match((await row.textContent()) ?? '', /26,000.*Inactive/);
+    await until(async () => /26,000.*Inactive/.test((await row.textContent()) ?? ''));
 
     // The active/inactive filter and the search by name, both asked of the API.
     await page.getByLabel('Show').selectOption('inactive');
@@ -270,6 +270,13 @@ describe('Crops section [sqlite, chromium]', () => {
     await edit.click();
     await waitForFocus(page, 'h1', 'Edit crop or livestock');
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the form fits the phone');
+    // A price that is not a whole number is caught before saving, next to the price.
+    await page.getByLabel('Price').fill('2.5');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.locator('#crop-price-error').filter({ hasText: 'Use a whole number of 0 or more' }).waitFor();
+    await until(async () => (await page.evaluate('document.activeElement.id')) === 'crop-price');
+    assert.equal(await page.getByLabel('Price').inputValue(), '2.5');
+    assert.ok((await sidewaysOverflow(page)) <= 0, 'the form with an error fits the phone');
     await screenshot('11-edit-phone-en');
     await noViolations(page);
     await page.goto('/manage/crops/categories');

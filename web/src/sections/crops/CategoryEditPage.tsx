@@ -1,4 +1,4 @@
-// CategoryEditPage (owners).
+// Edit a product group (owners); the form is in CategoryForm.tsx.
 import { CategoryEditPage } from './CategoryForm';
 
 export default CategoryEditPage;

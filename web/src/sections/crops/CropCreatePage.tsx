@@ -1,4 +1,4 @@
-// Add a crop or an animal (owners).
+// Add a crop or an animal (owners); the form is in CropForm.tsx.
 import { CropCreatePage } from './CropForm';
 
 export default CropCreatePage;

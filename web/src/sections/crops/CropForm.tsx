@@ -49,7 +49,7 @@ export function CropForm({ crop }: { crop: Crop | null }) {
   const [price, setPrice] = useState(crop ? String(crop.price) : '');
   const [description, setDescription] = useState(crop?.description ?? '');
   const [active, setActive] = useState(crop?.status ?? true);
-  const { errors, clear, refused, summaryRef } = useRecordErrors(P, FIELDS);
+  const { errors, clear, show, refused, summaryRef } = useRecordErrors(P, FIELDS);
 
   function submit() {
     clear();
@@ -62,8 +62,15 @@ export function CropForm({ crop }: { crop: Crop | null }) {
       description,
       status: active ? 1 : 0,
     };
-    // A price left empty is 0; anything else goes as typed, so the API can say what is wrong.
-    input.price = price.trim() === '' ? 0 : /^\d+$/.test(price.trim()) ? Number(price.trim()) : price.trim();
+    // A price is a whole number (empty is 0); the API would refuse anything else in its own terms.
+    // Thousands may be grouped as typed in either language: 25,000 / 25.000 / 25 000.
+    const grouped = /^\d{1,3}([.,\s]\d{3})+$/.test(price.trim());
+    const typedPrice = grouped ? price.trim().replace(/[.,\s]/g, '') : price.trim();
+    if (!/^\d{1,15}$/.test(typedPrice || '0')) {
+      show({ fields: { price: t('form.price_invalid') }, general: [] });
+      return;
+    }
+    input.price = Number(typedPrice || '0');
     const picture = image.trim();
     if (crop === null || picture !== startImage) {
       // The list shows `image`; the record's pictures keep the others after the new first one.

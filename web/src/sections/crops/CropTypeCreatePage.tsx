@@ -1,4 +1,4 @@
-// CropTypeCreatePage (owners).
+// Add a variety (owners); the form is in CropTypeForm.tsx.
 import { CropTypeCreatePage } from './CropTypeForm';
 
 export default CropTypeCreatePage;

@@ -15,9 +15,7 @@ export function useRecordErrors<F extends string>(idPrefix: string, fields: read
   const { t } = useTexts(texts);
   const [errors, setErrors] = useState<FormErrors<F>>(noErrors);
   const summaryRef = useRef<HTMLDivElement>(null);
-  function refused(err: unknown) {
-    if (err instanceof SessionExpiredError) return;
-    const next = formErrors(err, fields, t);
+  function show(next: FormErrors<F>) {
     setErrors(next);
     requestAnimationFrame(() => {
       const first = fields.find((field) => next.fields[field]);
@@ -25,7 +23,10 @@ export function useRecordErrors<F extends string>(idPrefix: string, fields: read
       (target ?? summaryRef.current)?.focus();
     });
   }
-  return { errors, clear: () => setErrors(noErrors()), refused, summaryRef };
+  function refused(err: unknown) {
+    if (!(err instanceof SessionExpiredError)) show(formErrors(err, fields, t));
+  }
+  return { errors, clear: () => setErrors(noErrors()), show, refused, summaryRef };
 }
 
 /**

@@ -107,13 +107,16 @@ export function useCategories() {
   });
 }
 
-/** A change, then the whole section is asked again. */
+/**
+ * A change, then the whole section is asked again before the form goes back to its list (lists
+ * not on screen too), so the list never shows what was there before the change.
+ */
 function useChange<A, R>(run: (api: Api, args: A) => Promise<R>) {
   const { api } = useSession();
   const client = useQueryClient();
   return useMutation({
     mutationFn: (args: A) => run(api, args),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.all }),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.all, refetchType: 'all' }),
   });
 }
 

@@ -98,6 +98,7 @@ export const texts = defineTexts(
     'form.sku': 'Stock code (SKU)',
     'form.price': 'Price',
     'form.price_hint': 'A whole number, in your currency.',
+    'form.price_invalid': 'Use a whole number of 0 or more, like 25000.',
     'form.description': 'Notes',
     'form.active': 'Active (in use on the farm)',
     'form.active_hint': 'Inactive records stay in the lists but are marked so.',
@@ -132,7 +133,8 @@ export const texts = defineTexts(
     'filter.all_groups': 'Tất cả các nhóm',
     'filter.none_match': 'Không có mục nào khớp với “{term}”.',
     'filter.none_match_status': 'Không có mục nào khớp với lựa chọn này.',
-    'list.more': 'Đang hiện {shown} trên {total} mục đầu tiên. Hãy tìm theo tên để thấy các mục khác.',
+    'list.more':
+      'Đang hiện {shown} mục đầu tiên trong tổng số {total}. Hãy tìm theo tên để thấy các mục khác.',
 
     'status.active': 'Đang dùng',
     'status.inactive': 'Ngừng dùng',
@@ -210,7 +212,8 @@ export const texts = defineTexts(
     'form.code': 'Mã',
     'form.sku': 'Mã hàng (SKU)',
     'form.price': 'Giá',
-    'form.price_hint': 'Số nguyên, theo đơn vị tiền của bạn.',
+    'form.price_hint': 'Số nguyên, tính theo đơn vị tiền bạn dùng.',
+    'form.price_invalid': 'Hãy nhập số nguyên từ 0 trở lên, ví dụ 25000.',
     'form.description': 'Ghi chú',
     'form.active': 'Đang dùng (còn trên trang trại)',
     'form.active_hint': 'Mục ngừng dùng vẫn ở trong danh sách nhưng được đánh dấu.',
