@@ -14,6 +14,7 @@ import {
   useCategories,
   useCrop,
   useCropTypes,
+  useListedImage,
   useSaveCrop,
 } from './api';
 import { ActiveField, RecordForm, RecordFrame, ReferenceOptions, useRecordErrors } from './RecordForm';
@@ -32,14 +33,15 @@ const FIELDS = [
 ] as const;
 const P = 'crop';
 
-export function CropForm({ crop }: { crop: Crop | null }) {
+export function CropForm({ crop, listedImage = '' }: { crop: Crop | null; listedImage?: string }) {
   const { t } = useTexts(texts);
   const announce = useAnnounce();
   const navigate = useNavigate();
   const save = useSaveCrop(crop ? String(crop.id) : null);
   const types = useCropTypes();
   const categories = useCategories();
-  const startImage = firstImage(crop?.images);
+  // The detail carries `images`; a record made elsewhere may have only the list's `image`.
+  const startImage = firstImage(crop?.images) || listedImage;
   const [name, setName] = useState(crop?.name ?? '');
   const [category, setCategory] = useState(crop?.category_id ? String(crop.category_id) : '');
   const [type, setType] = useState(crop?.crop_type ? String(crop.crop_type) : '');
@@ -225,10 +227,11 @@ export function CropEditPage() {
   const { id } = useParams({ strict: false }) as { id: string };
   const { t } = useTexts(texts);
   const crop = useCrop(id);
+  const listedImage = useListedImage(id);
   return (
     <RecordFrame title={t('form.edit_crop')} back={{ to: '/crops', label: t('form.back_crops') }}>
       {crop.data ? (
-        <CropForm key={crop.data.id} crop={crop.data} />
+        <CropForm key={crop.data.id} crop={crop.data} listedImage={listedImage} />
       ) : crop.isError ? (
         <ErrorState error={crop.error} notFound={t('form.not_found')} onRetry={() => void crop.refetch()} />
       ) : (

@@ -69,6 +69,16 @@ export function useCrops(search: string, status: StatusFilter, group: number | n
   });
 }
 
+/** A crop's list picture (`image`, which its detail lacks), from a list already on hand. */
+export function useListedImage(id: string): string {
+  const client = useQueryClient();
+  for (const [, page] of client.getQueriesData<CropPage>({ queryKey: ['crops', 'crops'] })) {
+    const found = page?.items.find((item) => String(item.id) === id);
+    if (found) return found.image;
+  }
+  return '';
+}
+
 export function useCrop(id: string) {
   const { api } = useSession();
   return useQuery({
