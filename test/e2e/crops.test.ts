@@ -253,6 +253,16 @@ describe('Crops section [sqlite, chromium]', () => {
     assert.equal(await page.getByRole('img', { name: 'Ảnh Broken picture' }).count(), 0);
     await screenshot('09-types-desktop-vi');
     await noViolations(page);
+    // A variety's delete says what becomes of the crops that use it.
+    await page.getByRole('button', { name: 'Xóa Broken picture' }).click();
+    const ask = page.getByRole('dialog', { name: 'Xóa Broken picture?' });
+    await ask.getByText('các cây trồng, vật nuôi đang dùng mục này sẽ hiện là “Chưa chọn”').waitFor();
+    await waitForFocus(page, 'button', 'Hủy');
+    await noViolations(page);
+    await ask.getByRole('button', { name: 'Xóa' }).click();
+    await announced(page, 'Đã xóa Broken picture.');
+    await waitForFocus(page, 'h1', 'Cây trồng');
+    await listed(page, ['Cat Chu mango']);
     await page.getByLabel('Ngôn ngữ').selectOption('en');
   });
 

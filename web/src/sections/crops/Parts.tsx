@@ -251,7 +251,7 @@ export function DeleteDialog({ deleting, onClose }: { deleting: Deleting; onClos
         )
       }
     >
-      <p>{t('delete.body', { name: deleting.name })}</p>
+      <p>{t(deleting.kind === 'crop' ? 'delete.body' : 'delete.body_reference', { name: deleting.name })}</p>
     </ConfirmDialog>
   );
 }

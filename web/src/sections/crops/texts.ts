@@ -113,6 +113,8 @@ export const texts = defineTexts(
 
     'delete.title': 'Delete {name}?',
     'delete.body': '{name} will be removed from the lists. This cannot be undone.',
+    'delete.body_reference':
+      '{name} will be removed from the lists, and the crops and livestock that use it will show “None” instead. This cannot be undone.',
     'delete.confirm': 'Delete',
     'delete.done': '{name} deleted.',
   },
@@ -228,6 +230,8 @@ export const texts = defineTexts(
 
     'delete.title': 'Xóa {name}?',
     'delete.body': '{name} sẽ bị xóa khỏi danh sách. Không thể hoàn tác việc này.',
+    'delete.body_reference':
+      '{name} sẽ bị xóa khỏi danh sách; các cây trồng, vật nuôi đang dùng mục này sẽ hiện là “Chưa chọn”. Không thể hoàn tác việc này.',
     'delete.confirm': 'Xóa',
     'delete.done': 'Đã xóa {name}.',
   },
