@@ -71,8 +71,10 @@ describe('Crops section [sqlite, chromium]', () => {
     const tabs = page.getByRole('navigation', { name: 'Crop records' });
     await tabs.getByRole('link', { name: 'Varieties' }).click();
     await page.getByRole('heading', { name: 'No varieties yet' }).waitFor();
-    await waitForFocus(page, 'h1', 'Crops');
+    // The heading and tabs stay: the focus stays on the chosen tab, the title names it.
+    await waitForFocus(page, 'a', 'Varieties');
     assert.equal(await tabs.getByRole('link', { name: 'Varieties' }).getAttribute('aria-current'), 'page');
+    assert.equal(await page.title(), 'Varieties · Crops · Furrow');
     await noViolations(page);
     await tabs.getByRole('link', { name: 'Product groups' }).click();
     await page.getByRole('heading', { name: 'No product groups yet' }).waitFor();

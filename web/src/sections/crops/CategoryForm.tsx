@@ -103,7 +103,7 @@ function CategoryForm({ category }: { category: Category | null }) {
   );
 }
 
-export function CategoryCreatePage() {
+function CategoryCreatePage() {
   const { t } = useTexts(texts);
   return (
     <RecordFrame
@@ -115,7 +115,7 @@ export function CategoryCreatePage() {
   );
 }
 
-export function CategoryEditPage() {
+function CategoryEditPage() {
   const { id } = useParams({ strict: false }) as { id: string };
   const { t } = useTexts(texts);
   const categories = useCategories();
@@ -136,4 +136,10 @@ export function CategoryEditPage() {
       )}
     </RecordFrame>
   );
+}
+
+/** The add page and the edit page (the address names the record) are one module, loaded once. */
+export default function CategoryFormPage() {
+  const { id } = useParams({ strict: false }) as { id?: string };
+  return id === undefined ? <CategoryCreatePage /> : <CategoryEditPage />;
 }

@@ -1,18 +1,17 @@
 // Product groups (product categories): what kind of crop or livestock a record is, e.g. Fruit
 // trees or Poultry, with the group it belongs to and whether it is in use. The farm's groups are
 // read whole; search and filter run here.
-import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useTexts } from '../../app/texts';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { type StatusFilter, useCategories } from './api';
 import {
+  AddLink,
   DeleteDialog,
   type Deleting,
   ListControls,
   matches,
   RowActions,
-  SectionHeader,
   StatusBadge,
   useIsOwner,
 } from './Parts';
@@ -27,15 +26,10 @@ export default function CategoryList() {
   const categories = useCategories();
   const names = new Map((categories.data ?? []).map((r) => [r.id, r.name]));
   const shown = (categories.data ?? []).filter((r) => matches(r.name, r.status === 1, search, status));
-  const add = (
-    <Link className="button primary" to="/crops/categories/new">
-      {t('categories.add')}
-    </Link>
-  );
+  const add = <AddLink tab="categories" />;
 
   return (
-    <section className="page crops-page">
-      <SectionHeader current="categories" action={add} />
+    <>
       {(categories.data?.length ?? 0) > 0 && (
         <ListControls idPrefix="categories" onSearch={setSearch} status={status} onStatus={setStatus} />
       )}
@@ -108,6 +102,6 @@ export default function CategoryList() {
         </table>
       )}
       {deleting && <DeleteDialog deleting={deleting} onClose={() => setDeleting(null)} />}
-    </section>
+    </>
   );
 }

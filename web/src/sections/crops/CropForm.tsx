@@ -214,7 +214,7 @@ export function CropForm({ crop, listedImage = '' }: { crop: Crop | null; listed
   );
 }
 
-export function CropCreatePage() {
+function CropCreatePage() {
   const { t } = useTexts(texts);
   return (
     <RecordFrame title={t('form.add_crop')} back={{ to: '/crops', label: t('form.back_crops') }}>
@@ -223,7 +223,7 @@ export function CropCreatePage() {
   );
 }
 
-export function CropEditPage() {
+function CropEditPage() {
   const { id } = useParams({ strict: false }) as { id: string };
   const { t } = useTexts(texts);
   const crop = useCrop(id);
@@ -239,4 +239,10 @@ export function CropEditPage() {
       )}
     </RecordFrame>
   );
+}
+
+/** The add page and the edit page (the address names the record) are one module, loaded once. */
+export default function CropFormPage() {
+  const { id } = useParams({ strict: false }) as { id?: string };
+  return id === undefined ? <CropCreatePage /> : <CropEditPage />;
 }

@@ -1,18 +1,17 @@
 // Crops & livestock: every crop or animal with its picture, group, variety, price and status,
 // searched by name and filtered by status on the API. Owners add, edit and delete; staff read.
-import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useTexts } from '../../app/texts';
 import { formatNumber } from '../../ui/format';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { type CropListItem, type StatusFilter, useCategories, useCrops, useCropTypes } from './api';
 import {
+  AddLink,
   DeleteDialog,
   type Deleting,
   ListControls,
   NameWithPicture,
   RowActions,
-  SectionHeader,
   StatusBadge,
   useIsOwner,
 } from './Parts';
@@ -31,16 +30,11 @@ export default function CropList() {
   const typeName = new Map((types.data ?? []).map((r) => [r.id, r.name]));
   const categoryName = new Map((categories.data ?? []).map((r) => [r.id, r.name]));
   const filtered = search !== '' || status !== 'all' || group !== null;
-  const add = (
-    <Link className="button primary" to="/crops/new">
-      {t('crops.add')}
-    </Link>
-  );
+  const add = <AddLink tab="crops" />;
   const page = crops.data;
 
   return (
-    <section className="page crops-page">
-      <SectionHeader current="crops" action={add} />
+    <>
       {/* Nothing to search in an empty list: its empty state says what to do first. */}
       {(filtered || (page?.items.length ?? 0) > 0) && (
         <ListControls idPrefix="crops" onSearch={setSearch} status={status} onStatus={setStatus}>
@@ -113,7 +107,7 @@ export default function CropList() {
         </>
       )}
       {deleting && <DeleteDialog deleting={deleting} onClose={() => setDeleting(null)} />}
-    </section>
+    </>
   );
 }
 

@@ -109,7 +109,7 @@ function CropTypeForm({ type }: { type: CropType | null }) {
   );
 }
 
-export function CropTypeCreatePage() {
+function CropTypeCreatePage() {
   const { t } = useTexts(texts);
   return (
     <RecordFrame title={t('form.add_type')} back={{ to: '/crops/types', label: t('form.back_types') }}>
@@ -118,7 +118,7 @@ export function CropTypeCreatePage() {
   );
 }
 
-export function CropTypeEditPage() {
+function CropTypeEditPage() {
   const { id } = useParams({ strict: false }) as { id: string };
   const { t } = useTexts(texts);
   const types = useCropTypes();
@@ -136,4 +136,10 @@ export function CropTypeEditPage() {
       )}
     </RecordFrame>
   );
+}
+
+/** The add page and the edit page (the address names the record) are one module, loaded once. */
+export default function CropTypeFormPage() {
+  const { id } = useParams({ strict: false }) as { id?: string };
+  return id === undefined ? <CropTypeCreatePage /> : <CropTypeEditPage />;
 }

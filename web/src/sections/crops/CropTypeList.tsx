@@ -1,18 +1,17 @@
 // Varieties (crop types): each with its picture, the variety it belongs to and its notes. The
 // farm's varieties are read whole and searched here; they have no active/inactive state.
-import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useTexts } from '../../app/texts';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { useCropTypes } from './api';
 import {
+  AddLink,
   DeleteDialog,
   type Deleting,
   ListControls,
   matches,
   NameWithPicture,
   RowActions,
-  SectionHeader,
   useIsOwner,
 } from './Parts';
 import { texts } from './texts';
@@ -25,15 +24,10 @@ export default function CropTypeList() {
   const types = useCropTypes();
   const names = new Map((types.data ?? []).map((r) => [r.id, r.name]));
   const shown = (types.data ?? []).filter((r) => matches(r.name, null, search, 'all'));
-  const add = (
-    <Link className="button primary" to="/crops/types/new">
-      {t('types.add')}
-    </Link>
-  );
+  const add = <AddLink tab="types" />;
 
   return (
-    <section className="page crops-page">
-      <SectionHeader current="types" action={add} />
+    <>
       {(types.data?.length ?? 0) > 0 && (
         <ListControls idPrefix="types" onSearch={setSearch} note={t('types.no_status')} />
       )}
@@ -97,6 +91,6 @@ export default function CropTypeList() {
         </table>
       )}
       {deleting && <DeleteDialog deleting={deleting} onClose={() => setDeleting(null)} />}
-    </section>
+    </>
   );
 }

@@ -1,7 +1,21 @@
-// The Crops section: crops and livestock, varieties and product groups, each a list with its add
-// and edit forms (owners), rendered in the section's outlet.
-import { Outlet } from '@tanstack/react-router';
+// The Crops section: crops and livestock, varieties and product groups. The lists share the
+// section's heading and tabs, which stay while the tabs change; the add and edit forms are pages
+// of their own.
+import { Outlet, useLocation } from '@tanstack/react-router';
+import { SectionHeader, type Tab } from './Parts';
 
 export default function CropsSection() {
-  return <Outlet />;
+  const path = useLocation({ select: (location) => location.pathname.replace(/^(\/manage)?\/crops/, '') });
+  if (/\/(new|edit)$/.test(path)) return <Outlet />;
+  const tab: Tab = path.startsWith('/types')
+    ? 'types'
+    : path.startsWith('/categories')
+      ? 'categories'
+      : 'crops';
+  return (
+    <section className="page crops-page">
+      <SectionHeader current={tab} />
+      <Outlet />
+    </section>
+  );
 }

@@ -17,16 +17,34 @@ export function useIsOwner(): boolean {
   return useSession().session.user.role === 'owner';
 }
 
-type Tab = 'crops' | 'types' | 'categories';
+export type Tab = 'crops' | 'types' | 'categories';
 
-const TABS: { tab: Tab; to: string; label: 'tab.crops' | 'tab.types' | 'tab.categories' }[] = [
-  { tab: 'crops', to: '/crops', label: 'tab.crops' },
-  { tab: 'types', to: '/crops/types', label: 'tab.types' },
-  { tab: 'categories', to: '/crops/categories', label: 'tab.categories' },
+const TABS: {
+  tab: Tab;
+  to: string;
+  label: 'tab.crops' | 'tab.types' | 'tab.categories';
+  add: { to: string; label: 'crops.add' | 'types.add' | 'categories.add' };
+}[] = [
+  { tab: 'crops', to: '/crops', label: 'tab.crops', add: { to: '/crops/new', label: 'crops.add' } },
+  {
+    tab: 'types',
+    to: '/crops/types',
+    label: 'tab.types',
+    add: { to: '/crops/types/new', label: 'types.add' },
+  },
+  {
+    tab: 'categories',
+    to: '/crops/categories',
+    label: 'tab.categories',
+    add: { to: '/crops/categories/new', label: 'categories.add' },
+  },
 ];
 
-/** The section's heading, its tabs, and the tab's own title and main action. */
-export function SectionHeader({ current, action }: { current: Tab; action?: ReactNode }) {
+/**
+ * The section's heading, its tabs, and the tab's own title and Add button (owners). It stays on
+ * screen while the tabs change, so the focus stays on the tab that was chosen.
+ */
+export function SectionHeader({ current }: { current: Tab }) {
   const { t } = useTexts(texts);
   const tab = TABS.find((entry) => entry.tab === current) as (typeof TABS)[number];
   const isOwner = useIsOwner();
@@ -54,10 +72,21 @@ export function SectionHeader({ current, action }: { current: Tab; action?: Reac
       </nav>
       <div className="tab-title">
         <h2>{t(tab.label)}</h2>
-        {isOwner && action}
+        {isOwner && <AddLink tab={current} />}
       </div>
       {!isOwner && <p className="notice notice-info read-only">{t('read_only')}</p>}
     </>
+  );
+}
+
+/** The tab's Add button (owners only; the list's empty state offers it too). */
+export function AddLink({ tab }: { tab: Tab }) {
+  const { t } = useTexts(texts);
+  const { add } = TABS.find((entry) => entry.tab === tab) as (typeof TABS)[number];
+  return (
+    <Link className="button primary" to={add.to}>
+      {t(add.label)}
+    </Link>
   );
 }
 

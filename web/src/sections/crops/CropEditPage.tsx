@@ -1,4 +1,0 @@
-// Edit a crop or an animal (owners); the form is in CropForm.tsx.
-import { CropEditPage } from './CropForm';
-
-export default CropEditPage;
