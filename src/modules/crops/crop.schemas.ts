@@ -70,15 +70,16 @@ export const CropQuery = Type.Object({
         'search[]=term matches name, code or SKU',
     ),
   ),
+  status: Type.Optional(
+    Type.Unsafe<boolean | number | string>({
+      ...StatusInput,
+      description: 'Extension: 1 (or true) only active items, 0 (or false) only inactive ones',
+    }),
+  ),
   category_id: Type.Optional(
     Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this product category' }),
   ),
   crop_type: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this crop type (its id)' }),
-  ),
-  status: Type.Optional(
-    Type.Union([Type.Literal('true'), Type.Literal('false'), Type.Literal('1'), Type.Literal('0')], {
-      description: 'Extension: true or 1: only active records; false or 0: only inactive ones',
-    }),
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Extension: only this crop type' }),
   ),
 });

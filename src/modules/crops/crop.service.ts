@@ -71,11 +71,18 @@ export const cropService = recordService<
       filters.push((eb) => eb('crops.price', '=', price));
     }
     for (const term of terms) filters.push(containsText(ctx.scope, 'crops', ['name', 'code', 'sku'], term));
-    const { category_id: categoryId, crop_type: cropTypeId, status } = query;
-    if (categoryId !== undefined) filters.push((eb) => eb('crops.category_id', '=', categoryId));
-    if (cropTypeId !== undefined) filters.push((eb) => eb('crops.crop_type_id', '=', cropTypeId));
-    if (status !== undefined)
-      filters.push((eb) => eb('crops.status', '=', status === 'true' || status === '1' ? 1 : 0));
+    if (query.status !== undefined) {
+      const status = parseStatus(query.status);
+      filters.push((eb) => eb('crops.status', '=', status));
+    }
+    if (query.category_id !== undefined) {
+      const id = query.category_id;
+      filters.push((eb) => eb('crops.category_id', '=', id));
+    }
+    if (query.crop_type !== undefined) {
+      const id = query.crop_type;
+      filters.push((eb) => eb('crops.crop_type_id', '=', id));
+    }
     return filters;
   },
 });

@@ -1493,7 +1493,7 @@ export interface paths {
                 query: {
                     /** @description Extension: only this product category */
                     category_id?: number;
-                    /** @description Extension: only this crop type (its id) */
+                    /** @description Extension: only this crop type */
                     crop_type?: number;
                     /** @description Page number, from 0 */
                     page: number;
@@ -1503,8 +1503,8 @@ export interface paths {
                     search?: string | string[] | {
                         [key: string]: string;
                     };
-                    /** @description Extension: true or 1: only active records; false or 0: only inactive ones */
-                    status?: "true" | "false" | "1" | "0";
+                    /** @description Extension: 1 (or true) only active items, 0 (or false) only inactive ones */
+                    status?: true | false | 1 | 0 | "1" | "0" | "true" | "false";
                 };
                 header?: never;
                 path?: never;
