@@ -108,7 +108,7 @@ export const SECTIONS: readonly Section[] = [
     label: { en: 'Harvests', vi: 'Thu hoạch' },
     icon: 'harvests',
     who: 'all',
-    primary: false,
+    primary: true,
     page: () => import('../sections/harvests/HarvestsSection'),
     children: [
       { path: '/', page: () => import('../sections/harvests/HarvestList') },
