@@ -6430,7 +6430,7 @@ export interface paths {
         put?: never;
         /**
          * Create a IoT device
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. Answers carry status (online/offline) and last_heartbeat.
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. Answers carry status (online/offline) and last_heartbeat. Only owners create, change or delete (staff: 403).
          */
         post: {
             parameters: {
@@ -6492,6 +6492,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6741,6 +6760,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -6812,6 +6850,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7427,7 +7484,7 @@ export interface paths {
         put?: never;
         /**
          * Create a threshold rule
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. A rule aims at one device (device_id) or every device of a zone (zone_id).
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. A rule aims at one device (device_id) or every device of a zone (zone_id). Only owners create, change or delete (staff: 403).
          */
         post: {
             parameters: {
@@ -7490,6 +7547,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7739,6 +7815,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7810,6 +7905,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
