@@ -184,6 +184,7 @@ describe('Sensors section [sqlite, chromium]', () => {
         new RegExp(`highest ${shown(highest)}`),
       );
     };
+    await temperature.getByText('Dotted line: alert limit (35 °C).').waitFor();
     await temperature.getByText('Show the numbers').click();
     await checkNumbers('1m');
     assert.equal(await temperature.locator('table.numbers-table tbody tr').count(), 48);
@@ -226,6 +227,16 @@ describe('Sensors section [sqlite, chromium]', () => {
     await waitForFocus(page, 'h1', 'Sensors');
     await page.getByRole('status').getByText('Alert rule added.').waitFor();
     await page.locator('table.rules').getByText('Soil moisture below 20 %').waitFor();
+
+    // Deleting a rule asks first; its row goes, and the focus with it to the rules' heading.
+    await page.getByRole('button', { name: 'Delete the rule: Soil moisture below 20 %' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete this alert rule?' });
+    await dialog.getByText('No more alerts will be raised when Soil moisture below 20 %.').waitFor();
+    await noViolations(page, 'delete dialog');
+    await dialog.getByRole('button', { name: 'Delete rule' }).click();
+    await page.getByRole('status').getByText('The alert rule was deleted.').waitFor();
+    await waitForFocus(page, 'h2', 'Alert rules');
+    assert.equal(await page.locator('table.rules').getByText('Soil moisture below 20 %').count(), 0);
 
     // Acknowledge: the button's place says who did, and takes the focus; the result is announced.
     await firstAlert

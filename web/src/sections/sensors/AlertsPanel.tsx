@@ -244,8 +244,8 @@ function AlertItem({
           })}
         </span>
         <span>
-          <time dateTime={alert.created_at}>
-            {t('alert.raised', { time: formatTime(alert.created_at, language) })}
+          <time dateTime={alert.recorded_at}>
+            {t('alert.measured', { time: formatTime(alert.recorded_at, language) })}
           </time>
         </span>
         {alert.resolved_at && (

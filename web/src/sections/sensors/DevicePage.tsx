@@ -25,6 +25,8 @@ import { DeviceStatus } from './parts';
 import { ReadingChart } from './ReadingChart';
 import { texts } from './texts';
 
+const NO_LIMITS: number[] = [];
+
 export default function DevicePage() {
   const { id: idParam } = useParams({ strict: false }) as { id: string };
   const id = Number(idParam);
@@ -55,6 +57,16 @@ export default function DevicePage() {
   }, [latest.data, rules.data, id]);
 
   const deviceData = device.data;
+  // The limits drawn on each chart: the rules aimed at this device, or at its zone.
+  const zoneId = deviceData?.zone_id ?? null;
+  const limits = useMemo(() => {
+    const byMetric = new Map<string, number[]>();
+    for (const rule of rules.data ?? []) {
+      if (rule.device_id !== id && (rule.zone_id === null || rule.zone_id !== zoneId)) continue;
+      byMetric.set(rule.metric, [...(byMetric.get(rule.metric) ?? []), rule.threshold]);
+    }
+    return byMetric;
+  }, [rules.data, id, zoneId]);
   const asMap = useMemo(() => new Map(deviceData ? [[deviceData.id, deviceData]] : []), [deviceData]);
 
   const back = (
@@ -192,6 +204,7 @@ export default function DevicePage() {
             metric={metric}
             period={period}
             latest={newest.get(metric)}
+            limits={limits.get(metric) ?? NO_LIMITS}
             active={active}
           />
         ))}

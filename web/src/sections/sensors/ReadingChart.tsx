@@ -13,7 +13,14 @@ import { PERIODS, type PeriodId, type Reading, type SeriesPoint, useSeries } fro
 import { formatValue, metricName, metricUnit } from './parts';
 import { texts } from './texts';
 
-const COLORS = { avg: '#2f6b3a', min: '#1d4f7a', max: '#a4261b', axis: '#4a524d', grid: '#e6e3da' };
+const COLORS = {
+  avg: '#2f6b3a',
+  min: '#1d4f7a',
+  max: '#a4261b',
+  limit: '#7a4b00',
+  axis: '#4a524d',
+  grid: '#e6e3da',
+};
 const LOCALES: Record<Language, string> = { en: 'en-GB', vi: 'vi-VN' };
 
 interface ReadingChartProps {
@@ -21,10 +28,12 @@ interface ReadingChartProps {
   metric: string;
   period: PeriodId;
   latest: Reading | undefined;
+  /** The limits of the rules watching this measurement, drawn across the chart. */
+  limits: number[];
   active: boolean;
 }
 
-export function ReadingChart({ deviceId, metric, period, latest, active }: ReadingChartProps) {
+export function ReadingChart({ deviceId, metric, period, latest, limits, active }: ReadingChartProps) {
   const { t, language } = useTexts(texts);
   const series = useSeries(deviceId, metric, period, { active });
   const headingId = useId();
@@ -65,6 +74,7 @@ export function ReadingChart({ deviceId, metric, period, latest, active }: Readi
           </p>
           <Plot
             points={points}
+            limits={limits}
             unit={unit}
             language={language}
             labels={{ avg: t('chart.col.avg'), min: t('chart.col.min'), max: t('chart.col.max') }}
@@ -73,6 +83,12 @@ export function ReadingChart({ deviceId, metric, period, latest, active }: Readi
             <span className="swatch swatch-avg" aria-hidden="true" />
             <span className="swatch swatch-range" aria-hidden="true" />
             {t('chart.legend')}
+            {limits.length > 0 && (
+              <>
+                <span className="swatch swatch-limit" aria-hidden="true" />
+                {t('chart.limits', { limits: limits.map(value).join(', ') })}
+              </>
+            )}
           </p>
           <details className="numbers">
             <summary>{t('chart.show_numbers')}</summary>
@@ -141,13 +157,14 @@ function tickLabel(seconds: number, language: Language): string {
 
 interface PlotProps {
   points: SeriesPoint[];
+  limits: number[];
   unit: string | undefined;
   language: Language;
   labels: { avg: string; min: string; max: string };
 }
 
 /** The canvas itself; hidden from screen readers, who get the summary and the table instead. */
-function Plot({ points, unit, language, labels }: PlotProps) {
+function Plot({ points, limits, unit, language, labels }: PlotProps) {
   const box = useRef<HTMLDivElement>(null);
 
   // uPlot draws outside React: made when the numbers change, sized to its box, removed on leave.
@@ -171,7 +188,37 @@ function Plot({ points, unit, language, labels }: PlotProps) {
         ...size(),
         legend: { show: false },
         cursor: { show: false },
-        scales: { x: { time: true } },
+        scales: {
+          x: { time: true },
+          // The alert limits stay in view even when every reading is far from them.
+          y: {
+            range: (_u, min, max) => {
+              const low = Math.min(min, ...limits);
+              const high = Math.max(max, ...limits);
+              const pad = (high - low) * 0.08 || 1;
+              return [low - pad, high + pad];
+            },
+          },
+        },
+        hooks: {
+          draw: [
+            (u) => {
+              const { ctx } = u;
+              ctx.save();
+              ctx.strokeStyle = COLORS.limit;
+              ctx.lineWidth = 2 * uPlot.pxRatio;
+              ctx.setLineDash([2 * uPlot.pxRatio, 4 * uPlot.pxRatio]);
+              for (const limit of limits) {
+                const y = Math.round(u.valToPos(limit, 'y', true));
+                ctx.beginPath();
+                ctx.moveTo(u.bbox.left, y);
+                ctx.lineTo(u.bbox.left + u.bbox.width, y);
+                ctx.stroke();
+              }
+              ctx.restore();
+            },
+          ],
+        },
         series: [
           {},
           { label: labels.avg, stroke: COLORS.avg, width: 2, points: { show: points.length < 60 } },
@@ -208,7 +255,7 @@ function Plot({ points, unit, language, labels }: PlotProps) {
       observer.disconnect();
       plot.destroy();
     };
-  }, [points, unit, language, labels.avg, labels.min, labels.max]);
+  }, [points, limits, unit, language, labels.avg, labels.min, labels.max]);
 
   return <div className="plot" ref={box} aria-hidden="true" />;
 }

@@ -27,7 +27,7 @@ export const texts = defineTexts(
     'alert.active': 'Active',
     'alert.resolved': 'Back to normal',
     'alert.resolved_at': 'Back to normal {time}',
-    'alert.raised': 'Raised {time}',
+    'alert.measured': 'Measured {time}',
     'alert.title': '{metric}: {value}',
     'alert.rule': 'Rule: {condition}',
     'alert.on': 'on {device}',
@@ -99,6 +99,7 @@ export const texts = defineTexts(
     'chart.col.max': 'Highest',
     'chart.col.count': 'Readings',
     'chart.legend': 'Solid line: average. Dashed lines: lowest and highest.',
+    'chart.limits': 'Dotted line: alert limit ({limits}).',
 
     'rules.title': 'Alert rules',
     'rules.intro': 'A rule raises an alert when a reading goes past its limit.',
@@ -192,7 +193,7 @@ export const texts = defineTexts(
     'alert.active': 'Đang diễn ra',
     'alert.resolved': 'Đã trở lại bình thường',
     'alert.resolved_at': 'Trở lại bình thường {time}',
-    'alert.raised': 'Phát ra {time}',
+    'alert.measured': 'Đo lúc {time}',
     'alert.title': '{metric}: {value}',
     'alert.rule': 'Quy tắc: {condition}',
     'alert.on': 'tại {device}',
@@ -263,6 +264,7 @@ export const texts = defineTexts(
     'chart.col.max': 'Cao nhất',
     'chart.col.count': 'Số lần đo',
     'chart.legend': 'Đường liền: trung bình. Đường đứt nét: thấp nhất và cao nhất.',
+    'chart.limits': 'Đường chấm: ngưỡng cảnh báo ({limits}).',
 
     'rules.title': 'Quy tắc cảnh báo',
     'rules.intro': 'Mỗi quy tắc phát cảnh báo khi một số đo vượt ngưỡng của nó.',
