@@ -15,7 +15,7 @@ import { texts } from './texts';
 
 const COLORS = {
   avg: '#2f6b3a',
-  min: '#1d4f7a',
+  min: '#a4261b',
   max: '#a4261b',
   limit: '#7a4b00',
   axis: '#4a524d',
@@ -74,6 +74,7 @@ export function ReadingChart({ deviceId, metric, period, latest, limits, active 
           </p>
           <Plot
             points={points}
+            period={period}
             limits={limits}
             unit={unit}
             language={language}
@@ -155,8 +156,12 @@ function tickLabel(seconds: number, language: Language): string {
   ).format(date);
 }
 
+/** How far back each period reaches, in seconds: the time axis spans all of it. */
+const SPAN_SECONDS: Record<PeriodId, number> = { '24h': 86_400, '7d': 7 * 86_400, '30d': 30 * 86_400 };
+
 interface PlotProps {
   points: SeriesPoint[];
+  period: PeriodId;
   limits: number[];
   unit: string | undefined;
   language: Language;
@@ -164,7 +169,7 @@ interface PlotProps {
 }
 
 /** The canvas itself; hidden from screen readers, who get the summary and the table instead. */
-function Plot({ points, limits, unit, language, labels }: PlotProps) {
+function Plot({ points, period, limits, unit, language, labels }: PlotProps) {
   const box = useRef<HTMLDivElement>(null);
 
   // uPlot draws outside React: made when the numbers change, sized to its box, removed on leave.
@@ -189,7 +194,14 @@ function Plot({ points, limits, unit, language, labels }: PlotProps) {
         legend: { show: false },
         cursor: { show: false },
         scales: {
-          x: { time: true },
+          // The whole period, ending now (or at the last reading if the clocks disagree).
+          x: {
+            time: true,
+            range: (_u, _min, max) => {
+              const end = Math.max(Date.now() / 1000, max);
+              return [end - SPAN_SECONDS[period], end];
+            },
+          },
           // The alert limits stay in view even when every reading is far from them.
           y: {
             range: (_u, min, max) => {
@@ -255,7 +267,7 @@ function Plot({ points, limits, unit, language, labels }: PlotProps) {
       observer.disconnect();
       plot.destroy();
     };
-  }, [points, limits, unit, language, labels.avg, labels.min, labels.max]);
+  }, [points, period, limits, unit, language, labels.avg, labels.min, labels.max]);
 
   return <div className="plot" ref={box} aria-hidden="true" />;
 }
