@@ -260,10 +260,42 @@ describe('Sensors section [sqlite, chromium]', () => {
     await noViolations(page, 'a new alert');
     await screenshot('06-owner-desktop-new-alert');
 
+    // A device: a code with a space is refused next to its field; fixed, the device has its page;
+    // deleting it asks first and comes back to the list.
+    await page.getByRole('link', { name: 'Add device' }).click();
+    await waitForFocus(page, 'h1', 'Add a device');
+    await page.getByLabel('Device code').fill('pump 1');
+    await page.getByLabel('Name (optional)').fill('Pump house probe');
+    await page.getByLabel('Zone').selectOption({ label: 'Greenhouse A' });
+    await page.getByRole('button', { name: 'Add device' }).click();
+    await page
+      .locator('#device-code-error')
+      .getByText('Use only letters, digits and _ . : - without spaces.')
+      .waitFor();
+    await waitForFocusedId(page, 'device-code');
+    assert.equal(await page.getByLabel('Name (optional)').inputValue(), 'Pump house probe');
+    await noViolations(page, 'device form with a field error');
+    await screenshot('07-owner-desktop-device-error');
+    await page.getByLabel('Device code').fill('pump-1');
+    await page.getByRole('button', { name: 'Add device' }).click();
+    await waitForFocus(page, 'h1', 'Pump house probe');
+    await page.getByRole('status').getByText('Device Pump house probe added.').waitFor();
+    await page.getByText('No readings from this device yet.', { exact: false }).waitFor();
+    await page.locator('.page-title').getByText(/Offline/).waitFor();
+    await noViolations(page, 'a new device');
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page
+      .getByRole('dialog', { name: 'Delete this device?' })
+      .getByRole('button', { name: 'Delete device' })
+      .click();
+    await waitForFocus(page, 'h1', 'Sensors');
+    await page.getByRole('status').getByText('The device Pump house probe was deleted.').waitFor();
+    assert.equal(await page.locator('table.devices').getByText('Pump house probe').count(), 0);
+
     // The same pages at phone width, in English.
     await page.setViewportSize(PHONE);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the list fits a phone');
-    await screenshot('07-owner-phone-list');
+    await screenshot('08-owner-phone-list');
     await page.getByRole('link', { name: 'Greenhouse A sensor' }).first().click();
     await waitForFocus(page, 'h1', 'Greenhouse A sensor');
     await temperature.locator('.chart-summary').waitFor();
@@ -278,7 +310,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     );
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the device page fits a phone');
     await noViolations(page, 'device page at phone width');
-    await screenshot('08-owner-phone-device');
+    await screenshot('09-owner-phone-device');
   });
 
   it('staff, on a phone in Vietnamese: reads everything, acknowledges, is offered no owner action', async () => {
@@ -298,7 +330,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     assert.equal(await page.getByRole('button', { name: /^Sửa quy tắc|^Xóa quy tắc/ }).count(), 0);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits a phone');
     await noViolations(page, 'staff list');
-    await screenshot('09-staff-phone-vi-list');
+    await screenshot('10-staff-phone-vi-list');
 
     // The API lets anyone of the farm acknowledge: staff are offered it.
     const open = page
@@ -330,12 +362,12 @@ describe('Sensors section [sqlite, chromium]', () => {
     await page.getByText('Xem các con số').first().click();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the device page fits a phone');
     await noViolations(page, 'staff device page');
-    await screenshot('10-staff-phone-vi-device');
+    await screenshot('11-staff-phone-vi-device');
 
     await page.setViewportSize(DESKTOP);
     await page.getByRole('link', { name: 'Tất cả cảm biến' }).click();
     await waitForFocus(page, 'h1', 'Cảm biến');
     await noViolations(page, 'staff desktop');
-    await screenshot('11-staff-desktop-vi-list');
+    await screenshot('12-staff-desktop-vi-list');
   });
 });
