@@ -191,7 +191,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     await noViolations(page, 'device page, 24 hours, numbers shown');
     await screenshot('02-owner-desktop-device-24h');
 
-    await page.getByLabel('Last 7 days').check();
+    await page.getByRole('radio', { name: 'Last 7 days' }).check();
     await temperature
       .locator('.chart-summary')
       .getByText(/^Last 7 days: lowest/)
@@ -281,7 +281,10 @@ describe('Sensors section [sqlite, chromium]', () => {
     await waitForFocus(page, 'h1', 'Pump house probe');
     await page.getByRole('status').getByText('Device Pump house probe added.').waitFor();
     await page.getByText('No readings from this device yet.', { exact: false }).waitFor();
-    await page.locator('.page-title').getByText(/Offline/).waitFor();
+    await page
+      .locator('.page-title')
+      .getByText(/Offline/)
+      .waitFor();
     await noViolations(page, 'a new device');
     await page.getByRole('button', { name: 'Delete' }).click();
     await page
@@ -300,6 +303,10 @@ describe('Sensors section [sqlite, chromium]', () => {
     await waitForFocus(page, 'h1', 'Greenhouse A sensor');
     await temperature.locator('.chart-summary').waitFor();
     await page.locator('.reading-chart canvas').first().waitFor();
+    assert.ok(
+      await page.getByRole('radio', { name: 'Last 7 days' }).isChecked(),
+      'the chosen period is kept from device to device',
+    );
     // The chart follows its box: no wider than the phone's screen.
     const canvasWidth = Number(
       await page.evaluate(`document.querySelector('.reading-chart canvas').getBoundingClientRect().width`),

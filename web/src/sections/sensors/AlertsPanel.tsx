@@ -1,7 +1,7 @@
 // Alerts, newest first, active and resolved, with their acknowledgement: anyone of the farm may
 // acknowledge. The list asks again every few seconds, so a new alert shows without a reload.
 import { Link } from '@tanstack/react-router';
-import { useEffect, useId, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react';
 import { SessionExpiredError } from '../../api/client';
 import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
@@ -162,7 +162,7 @@ function FilterSelect<T extends string>({
   value: T | '';
   onChange: (value: T | '') => void;
   anyLabel?: string;
-  children: React.ReactNode;
+  children: ReactNode;
 }) {
   const { t } = useTexts(texts);
   const id = useId();

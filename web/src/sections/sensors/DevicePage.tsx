@@ -13,7 +13,6 @@ import { describeError, ErrorState, Loading } from '../../ui/States';
 import { AlertsPanel } from './AlertsPanel';
 import {
   PERIODS,
-  type PeriodId,
   type Reading,
   useDeleteDevice,
   useDevice,
@@ -23,6 +22,7 @@ import {
 } from './api';
 import { DeviceStatus } from './parts';
 import { ReadingChart } from './ReadingChart';
+import { useChartPeriod } from './SensorsSection';
 import { texts } from './texts';
 
 const NO_LIMITS: number[] = [];
@@ -40,7 +40,7 @@ export default function DevicePage() {
   const latest = useLatestReadings(id, { active });
   const rules = useRules();
   const zones = useZones();
-  const [period, setPeriod] = useState<PeriodId>('24h');
+  const { period, setPeriod } = useChartPeriod();
   const [confirming, setConfirming] = useState(false);
   const periodName = useId();
 

@@ -288,7 +288,7 @@ export const texts = defineTexts(
     'rule.delete_confirm': 'Xóa quy tắc',
     'rule.deleted': 'Đã xóa quy tắc cảnh báo.',
     'op.gt': 'trên',
-    'op.gte': 'từ',
+    'op.gte': 'đạt hoặc vượt',
     'op.lt': 'dưới',
     'op.lte': 'không quá',
     'rule.condition': '{metric} {operator} {threshold}',
