@@ -45,14 +45,11 @@ async function paintedPixels(page: Page, selector: string): Promise<number> {
 }
 
 async function waitForFocusedId(page: Page, id: string): Promise<void> {
-  await page.waitForFunction(
-    `document.activeElement && document.activeElement.id === ${JSON.stringify(id)}`,
-    undefined,
-    {
-      timeout: 15_000,
-      polling: 100,
-    },
-  );
+  // A function, not a string: the page's CSP forbids the eval a polled string predicate needs.
+  await page.waitForFunction((wanted) => (globalThis as any).document.activeElement?.id === wanted, id, {
+    timeout: 15_000,
+    polling: 100,
+  });
 }
 
 async function noViolations(page: Page, state: string): Promise<void> {
@@ -170,7 +167,12 @@ describe('Sensors section [sqlite, chromium]', () => {
       const points = (await series(bucket)) as { min: number; avg: number; max: number; count: number }[];
       const rows = temperature.locator('table.numbers-table tbody tr');
       await page.waitForFunction(
-        `document.querySelectorAll('.reading-chart')[0].querySelectorAll('table.numbers-table tbody tr').length === ${points.length}`,
+        (n) =>
+          (globalThis as any).document
+            .querySelector('.reading-chart')
+            ?.querySelectorAll('table.numbers-table tbody tr').length === n,
+        points.length,
+        { polling: 100 },
       );
       const averages = await rows.locator('td:nth-child(3)').allTextContents();
       assert.deepEqual(
