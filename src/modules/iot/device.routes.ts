@@ -8,7 +8,9 @@ export const deviceRoutes = resourceRoutes({
   tag: 'iot',
   noun: 'IoT device',
   path: '/api/iot/devices',
-  description: 'Answers carry status (online/offline) and last_heartbeat.',
+  description:
+    'Answers carry status (online/offline) and last_heartbeat. Only owners create, change or delete (staff: 403).',
+  ownerOnlyWrites: true,
   schemas: { item: Device, create: DeviceCreate, update: DeviceUpdate },
   service: deviceService,
 });

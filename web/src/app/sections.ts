@@ -100,7 +100,15 @@ export const SECTIONS: readonly Section[] = [
     icon: 'sensors',
     who: 'all',
     primary: true,
-    page: comingSoon,
+    page: () => import('../sections/sensors/SensorsSection'),
+    children: [
+      { path: '/', page: () => import('../sections/sensors/SensorsHome') },
+      { path: '/devices/new', page: () => import('../sections/sensors/DeviceFormPage') },
+      { path: '/devices/$id', page: () => import('../sections/sensors/DevicePage') },
+      { path: '/devices/$id/edit', page: () => import('../sections/sensors/DeviceFormPage') },
+      { path: '/rules/new', page: () => import('../sections/sensors/RuleFormPage') },
+      { path: '/rules/$id/edit', page: () => import('../sections/sensors/RuleFormPage') },
+    ],
   },
   {
     id: 'harvests',

@@ -1,0 +1,222 @@
+// Add or edit a device (owners). The API checks the code (unique, no spaces) and the zone; its
+// reasons are shown next to the field they concern and the focus goes to the first one to fix.
+import { Link, useNavigate, useParams } from '@tanstack/react-router';
+import { type FormEvent, useRef, useState } from 'react';
+import { SessionExpiredError } from '../../api/client';
+import { useAnnounce } from '../../app/announce';
+import { useTexts } from '../../app/texts';
+import { Field, type FormErrors, formErrors, noErrors } from '../../ui/Field';
+import { PageHeading } from '../../ui/PageHeading';
+import { ErrorState, Loading } from '../../ui/States';
+import { type Device, useDevice, useSaveDevice, useZones } from './api';
+import { texts } from './texts';
+
+const FIELDS = ['code', 'name', 'zone_id', 'heartbeat_timeout_seconds'] as const;
+type FieldName = (typeof FIELDS)[number];
+
+export default function DeviceFormPage() {
+  const { id } = useParams({ strict: false }) as { id?: string };
+  const editId = id === undefined ? null : Number(id);
+  const { t } = useTexts(texts);
+  const device = useDevice(editId ?? 0, { active: editId !== null });
+  if (editId === null) return <DeviceForm device={null} />;
+  if (device.data) return <DeviceForm key={device.data.id} device={device.data} />;
+  return (
+    <section className="page narrow">
+      <Link className="back" to="/sensors">
+        ← {t('device.back')}
+      </Link>
+      {device.isError ? (
+        <>
+          <PageHeading>{t('devform.edit_title')}</PageHeading>
+          <ErrorState
+            error={device.error}
+            notFound={t('device.not_found')}
+            onRetry={() => void device.refetch()}
+          />
+        </>
+      ) : (
+        <Loading label={t('device.loading')} />
+      )}
+    </section>
+  );
+}
+
+function DeviceForm({ device }: { device: Device | null }) {
+  const { t } = useTexts(texts);
+  const announce = useAnnounce();
+  const navigate = useNavigate();
+  const zones = useZones();
+  const editId = device?.id ?? null;
+  const save = useSaveDevice(editId);
+  const [code, setCode] = useState(device?.code ?? '');
+  const [name, setName] = useState(device?.name ?? '');
+  const [zoneId, setZoneId] = useState(device?.zone_id ? String(device.zone_id) : '');
+  const [minutes, setMinutes] = useState(String(Math.round((device?.heartbeat_timeout_seconds ?? 300) / 60)));
+  const [errors, setErrors] = useState<FormErrors<FieldName>>(noErrors);
+  const summaryRef = useRef<HTMLDivElement>(null);
+  const refs = {
+    code: useRef<HTMLInputElement>(null),
+    name: useRef<HTMLInputElement>(null),
+    zone_id: useRef<HTMLSelectElement>(null),
+    heartbeat_timeout_seconds: useRef<HTMLInputElement>(null),
+  };
+
+  function showErrors(next: FormErrors<FieldName>) {
+    setErrors(next);
+    requestAnimationFrame(() => {
+      const first = FIELDS.find((field) => next.fields[field]);
+      if (first) refs[first].current?.focus();
+      else summaryRef.current?.focus();
+    });
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (save.isPending) return;
+    const wholeMinutes = Number(minutes);
+    if (!Number.isInteger(wholeMinutes) || wholeMinutes < 1) {
+      showErrors({ fields: { heartbeat_timeout_seconds: t('devform.timeout_number') }, general: [] });
+      return;
+    }
+    setErrors(noErrors());
+    save.mutate(
+      {
+        code: code.trim(),
+        name: name.trim(),
+        zone_id: zoneId ? Number(zoneId) : null,
+        heartbeat_timeout_seconds: wholeMinutes * 60,
+      },
+      {
+        onSuccess: (savedId) => {
+          announce(
+            editId === null ? t('devform.created', { name: name.trim() || code.trim() }) : t('devform.saved'),
+          );
+          void navigate({ to: '/sensors/devices/$id', params: { id: String(savedId) } });
+        },
+        onError: (err) => {
+          if (err instanceof SessionExpiredError) return;
+          const found = formErrors(err, FIELDS, t);
+          // "has an invalid format" says little: the code's rule in plain words instead.
+          if (found.fields.code && !code.trim()) found.fields.code = t('fielderror.required');
+          else if (found.fields.code && /format|định dạng|pattern/i.test(found.fields.code))
+            found.fields.code = t('devform.code_pattern');
+          showErrors(found);
+        },
+      },
+    );
+  }
+
+  const hasFieldErrors = Object.keys(errors.fields).length > 0;
+  const cancel =
+    editId === null ? (
+      <Link className="button secondary" to="/sensors">
+        {t('form.cancel')}
+      </Link>
+    ) : (
+      <Link className="button secondary" to="/sensors/devices/$id" params={{ id: String(editId) }}>
+        {t('form.cancel')}
+      </Link>
+    );
+
+  return (
+    <section className="page narrow">
+      <Link className="back" to="/sensors">
+        ← {t('device.back')}
+      </Link>
+      <PageHeading>{t(editId === null ? 'devform.add_title' : 'devform.edit_title')}</PageHeading>
+      <form onSubmit={submit} noValidate className="sensors-form">
+        {(errors.general.length > 0 || hasFieldErrors) && (
+          <div className="notice notice-error" role="alert" tabIndex={-1} ref={summaryRef}>
+            {errors.general.length > 0 ? (
+              errors.general.map((message) => <p key={message}>{message}</p>)
+            ) : (
+              <p>{t('error.fix_fields')}</p>
+            )}
+          </div>
+        )}
+        <Field
+          id="device-code"
+          label={t('devform.code')}
+          hint={t('devform.code_hint')}
+          error={errors.fields.code}
+        >
+          {(control) => (
+            <input
+              {...control}
+              ref={refs.code}
+              name="code"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              required
+              value={code}
+              onChange={(event) => setCode(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="device-name"
+          label={t('devform.name')}
+          hint={t('devform.name_hint')}
+          error={errors.fields.name}
+        >
+          {(control) => (
+            <input
+              {...control}
+              ref={refs.name}
+              name="name"
+              autoComplete="off"
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field id="device-zone" label={t('devform.zone')} error={errors.fields.zone_id}>
+          {(control) => (
+            <select
+              {...control}
+              ref={refs.zone_id}
+              name="zone_id"
+              value={zoneId}
+              onChange={(event) => setZoneId(event.target.value)}
+            >
+              <option value="">{t('device.no_zone')}</option>
+              {(zones.data ?? []).map((zone) => (
+                <option key={zone.id} value={String(zone.id)}>
+                  {zone.name}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field
+          id="device-timeout"
+          label={t('devform.timeout')}
+          hint={t('devform.timeout_hint')}
+          error={errors.fields.heartbeat_timeout_seconds}
+        >
+          {(control) => (
+            <input
+              {...control}
+              ref={refs.heartbeat_timeout_seconds}
+              name="timeout_minutes"
+              type="number"
+              inputMode="numeric"
+              min={1}
+              step={1}
+              value={minutes}
+              onChange={(event) => setMinutes(event.target.value)}
+            />
+          )}
+        </Field>
+        <div className="form-actions">
+          <button type="submit" className="button primary" aria-disabled={save.isPending || undefined}>
+            {save.isPending ? t('form.saving') : t(editId === null ? 'devform.create' : 'form.save')}
+          </button>
+          {cancel}
+        </div>
+      </form>
+    </section>
+  );
+}
