@@ -245,13 +245,13 @@ function AlertItem({
         </span>
         <span>
           <time dateTime={alert.recorded_at}>
-            {t('alert.measured', { time: formatTime(alert.recorded_at, language) })}
+            {t('alert.measured', { time: formatTime(alert.recorded_at, language, 'minute') })}
           </time>
         </span>
         {alert.resolved_at && (
           <span>
             <time dateTime={alert.resolved_at}>
-              {t('alert.resolved_at', { time: formatTime(alert.resolved_at, language) })}
+              {t('alert.resolved_at', { time: formatTime(alert.resolved_at, language, 'minute') })}
             </time>
           </span>
         )}
@@ -262,9 +262,9 @@ function AlertItem({
           {alert.acknowledged_by_name
             ? t('alert.acked_by', {
                 name: alert.acknowledged_by_name,
-                time: formatTime(alert.acknowledged_at, language),
+                time: formatTime(alert.acknowledged_at, language, 'minute'),
               })
-            : t('alert.acked_someone', { time: formatTime(alert.acknowledged_at, language) })}
+            : t('alert.acked_someone', { time: formatTime(alert.acknowledged_at, language, 'minute') })}
         </p>
       ) : (
         <button
