@@ -8,9 +8,7 @@ export const deviceRoutes = resourceRoutes({
   tag: 'iot',
   noun: 'IoT device',
   path: '/api/iot/devices',
-  description:
-    'Answers carry status (online/offline) and last_heartbeat. Only owners create, change or delete (staff: 403).',
-  ownerOnlyWrites: true,
+  description: 'Answers carry status (online/offline) and last_heartbeat.',
   schemas: { item: Device, create: DeviceCreate, update: DeviceUpdate },
   service: deviceService,
 });

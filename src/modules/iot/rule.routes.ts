@@ -6,9 +6,7 @@ export const ruleRoutes = resourceRoutes({
   tag: 'iot',
   noun: 'threshold rule',
   path: '/api/iot/rules',
-  description:
-    'A rule aims at one device (device_id) or every device of a zone (zone_id). Only owners create, change or delete (staff: 403).',
-  ownerOnlyWrites: true,
+  description: 'A rule aims at one device (device_id) or every device of a zone (zone_id).',
   schemas: { item: Rule, create: RuleCreate, update: RuleUpdate },
   service: ruleService,
 });

@@ -7034,7 +7034,7 @@ export interface paths {
         put?: never;
         /**
          * Create a IoT device
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. Answers carry status (online/offline) and last_heartbeat. Only owners create, change or delete (staff: 403).
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. Answers carry status (online/offline) and last_heartbeat.
          */
         post: {
             parameters: {
@@ -7096,25 +7096,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7364,25 +7345,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -7454,25 +7416,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8088,7 +8031,7 @@ export interface paths {
         put?: never;
         /**
          * Create a threshold rule
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. A rule aims at one device (device_id) or every device of a zone (zone_id). Only owners create, change or delete (staff: 403).
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. A rule aims at one device (device_id) or every device of a zone (zone_id).
          */
         post: {
             parameters: {
@@ -8151,25 +8094,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8419,25 +8343,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -8509,25 +8414,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
