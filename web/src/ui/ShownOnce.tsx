@@ -23,14 +23,17 @@ export function ShownOnce({
   value,
   words,
   onDismiss,
+  wrap = false,
 }: {
   value: string;
   words: ShownOnceWords;
   onDismiss: () => void;
+  /** Wraps a long value over lines instead of scrolling it, so a phone shows all of it. */
+  wrap?: boolean;
 }) {
   const inputId = useId();
   const warningId = useId();
-  const inputRef = useRef<HTMLInputElement>(null);
+  const inputRef = useRef<HTMLInputElement & HTMLTextAreaElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const [copyState, setCopyState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
@@ -64,17 +67,32 @@ export function ShownOnce({
         <label htmlFor={inputId} className="visually-hidden">
           {words.title}
         </label>
-        <input
-          id={inputId}
-          ref={inputRef}
-          className="secret-value"
-          readOnly
-          value={value}
-          spellCheck={false}
-          autoComplete="off"
-          aria-describedby={warningId}
-          onFocus={(event) => event.target.select()}
-        />
+        {wrap ? (
+          <textarea
+            id={inputId}
+            ref={inputRef}
+            className="secret-value"
+            readOnly
+            rows={2}
+            value={value}
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby={warningId}
+            onFocus={(event) => event.target.select()}
+          />
+        ) : (
+          <input
+            id={inputId}
+            ref={inputRef}
+            className="secret-value"
+            readOnly
+            value={value}
+            spellCheck={false}
+            autoComplete="off"
+            aria-describedby={warningId}
+            onFocus={(event) => event.target.select()}
+          />
+        )}
         <button type="button" className="button primary" onClick={copy}>
           {words.copy}
         </button>

@@ -79,6 +79,7 @@ export default function KeysPage() {
       {revealed && (
         <ShownOnce
           value={revealed.key}
+          wrap
           onDismiss={hideKey}
           words={{
             title: t('shown.title'),
