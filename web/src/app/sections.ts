@@ -150,6 +150,8 @@ export const SECTIONS: readonly Section[] = [
       { path: '/', page: () => import('../sections/people/PeopleList') },
       { path: '/new', page: () => import('../sections/people/AddPersonPage') },
       { path: '/$id', page: () => import('../sections/people/PersonPage') },
+      { path: '/keys', page: () => import('../sections/people/KeysPage') },
+      { path: '/keys/new', page: () => import('../sections/people/AddKeyPage') },
     ],
   },
   {

@@ -1,5 +1,6 @@
 // The People page (owners): everyone who can sign in, with their role; each name opens the
-// person's page (role, new password, removal). The list looks again every 30 seconds.
+// person's page (role, new password, removal). The list looks again every 30 seconds. Below it,
+// the way to the keys for programs (API keys).
 import { Link } from '@tanstack/react-router';
 import { useSession } from '../../app/session';
 import { useTexts } from '../../app/texts';
@@ -52,6 +53,14 @@ export default function PeopleList() {
           </tbody>
         </table>
       )}
+
+      <section className="panel person-panel keys-card" aria-labelledby="keys-card-heading">
+        <h2 id="keys-card-heading">{t('keys.card_title')}</h2>
+        <p className="muted">{t('keys.card_body')}</p>
+        <Link className="button secondary" to="/people/keys">
+          {t('keys.card_link')}
+        </Link>
+      </section>
     </section>
   );
 }

@@ -12,6 +12,7 @@ export function RoleChoice({
   onChange,
   error,
   legendHidden = false,
+  hints,
 }: {
   name: string;
   legend: string;
@@ -20,6 +21,8 @@ export function RoleChoice({
   error?: string | undefined;
   /** When a heading above already says what the choice is. */
   legendHidden?: boolean;
+  /** What each role may do, when it is not a person's (a key for a program). */
+  hints?: Record<Role, string>;
 }) {
   const { t } = useTexts(texts);
   const errorId = `${name}-error`;
@@ -42,7 +45,9 @@ export function RoleChoice({
             <span className="check-title">
               {t(role === 'owner' ? 'role.owner_label' : 'role.staff_label')}
             </span>
-            <span className="hint">{t(role === 'owner' ? 'role.owner_hint' : 'role.staff_hint')}</span>
+            <span className="hint">
+              {hints?.[role] ?? t(role === 'owner' ? 'role.owner_hint' : 'role.staff_hint')}
+            </span>
           </span>
         </label>
       ))}

@@ -1,5 +1,6 @@
 // The People section's data (owners only): the farm's users, adding one, changing a role or
-// password, removing one. Every query key starts with 'people', so an action refreshes all of it.
+// password, removing one; the keys for programs (API keys), adding and revoking one. Every query
+// key starts with 'people', so an action refreshes all of it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { many, one, type paths, unwrap } from '../../api/client';
 import { useSession } from '../../app/session';
@@ -11,6 +12,12 @@ export type Role = Person['role'];
 export type NewPerson = NonNullable<
   paths['/api/users']['post']['requestBody']
 >['content']['application/json'];
+export type ApiKey = Json<paths['/api/auth/api-keys']['get']['responses'][200]>[number];
+export type NewApiKey = NonNullable<
+  paths['/api/auth/api-keys']['post']['requestBody']
+>['content']['application/json'];
+/** The answer to an add: the key itself is in it, and only there. */
+export type MadeApiKey = ApiKey & { key: string };
 export type PersonChanges = NonNullable<
   paths['/api/users/{id}']['put']['requestBody']
 >['content']['application/json'];
@@ -22,6 +29,7 @@ export const keys = {
   all: ['people'] as const,
   list: ['people', 'list'] as const,
   person: (id: number) => ['people', 'person', id] as const,
+  apiKeys: ['people', 'api-keys'] as const,
 };
 
 export function usePeople() {
@@ -76,6 +84,40 @@ export function useRemovePerson() {
     onSuccess: (_, id) => {
       client.removeQueries({ queryKey: keys.person(id) });
       return client.invalidateQueries({ queryKey: keys.list });
+    },
+  });
+}
+
+/** The keys for programs, newest first; their last use shows up without a reload. */
+export function useApiKeys() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.apiKeys,
+    queryFn: async () =>
+      many<ApiKey>(await unwrap(api.GET('/api/auth/api-keys'))).sort((a, b) => b.id - a.id),
+    refetchInterval: POLL_MS,
+  });
+}
+
+export function useAddApiKey() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (input: NewApiKey) =>
+      one<MadeApiKey>(await unwrap(api.POST('/api/auth/api-keys', { body: input }))),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.apiKeys }),
+  });
+}
+
+export function useRevokeApiKey() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => unwrap(api.DELETE('/api/auth/api-keys/{id}', { params: { path: { id } } })),
+    // The revoked key leaves the list at once (it is never answered again).
+    onSuccess: (_, id) => {
+      client.setQueryData<ApiKey[]>(keys.apiKeys, (list) => list?.filter((key) => key.id !== id));
+      return client.invalidateQueries({ queryKey: keys.apiKeys });
     },
   });
 }

@@ -71,6 +71,73 @@ export const texts = defineTexts(
     'fielderror.password_short': 'Use at least 8 characters.',
     'fielderror.username_format':
       'Use only lower-case letters a–z, digits and . _ @ -, starting with a letter or a digit.',
+    'keys.card_title': 'Keys for programs',
+    'keys.card_body':
+      'An API key is a key for a program or a device, for example a sensor gateway, so it never needs anyone’s password.',
+    'keys.card_link': 'Manage keys for programs',
+    'keys.title': 'Keys for programs',
+    'keys.back': 'All people',
+    'keys.intro':
+      'An API key is a key for a program or a device, for example a sensor gateway, so it never needs anyone’s password. It acts for you, with what you allow it to do. Revoke a key when the program or device is no longer used.',
+    'keys.add': 'Add a key',
+    'keys.loading': 'Loading keys…',
+    'keys.empty_title': 'No API keys yet',
+    'keys.empty_body':
+      'Add a key when you connect a program or a device, such as a sensor gateway, to the farm.',
+    'keys.list_label': 'API keys',
+    'keys.col_name': 'Name',
+    'keys.col_may': 'May do',
+    'keys.col_prefix': 'Key starts with',
+    'keys.col_made': 'Made on',
+    'keys.col_used': 'Last used',
+    'keys.col_expires': 'Expires',
+    'keys.col_actions': 'Actions',
+    'keys.may_staff': 'Record work, like staff',
+    'keys.may_owner': 'Change anything, like an owner',
+    'keys.never_used': 'Never',
+    'keys.never_expires': 'Never',
+    'keys.expired': 'Expired',
+    'keys.expired_note': 'It no longer works. Revoke it, and add a new key if the program still needs one.',
+
+    'addkey.title': 'Add a key',
+    'addkey.back': 'All keys',
+    'addkey.intro':
+      'The key is shown once, right after you add it: have the program or device ready to paste it in.',
+    'addkey.name': 'Name',
+    'addkey.name_hint': 'What will use it, for example Greenhouse gateway.',
+    'addkey.role': 'What it may do',
+    'addkey.staff_hint':
+      'Sees the farm and records work, harvests and readings, like a staff member. Enough for a sensor gateway.',
+    'addkey.owner_hint': 'Can change anything an owner can, except keys. Only for a program you fully trust.',
+    'addkey.expires': 'Last day it works (optional)',
+    'addkey.expires_hint':
+      'It stops working at the end of this day. Leave it empty to keep it until you revoke it.',
+    'addkey.submit': 'Add key',
+    'addkey.saving': 'Adding…',
+    'addkey.cancel': 'Cancel',
+    'addkey.done': 'Key “{name}” added. Copy it now: you will not see it again.',
+
+    'shown.title': 'Your new key',
+    'shown.context': 'Key “{name}” added.',
+    'shown.once': 'You will not see it again: paste it into the program now.',
+    'shown.copy': 'Copy key',
+    'shown.copied': 'Copied. Paste it into the program now.',
+    'shown.copy_failed': 'Copying failed: select the key and copy it by hand.',
+    'shown.use':
+      'In the program’s settings, paste it where it asks for an API key or a “Bearer” token. Lost it? Revoke it and add a new one.',
+    'shown.done': 'I have saved the key',
+    'shown.dismissed': 'The key is hidden now.',
+
+    'revoke.button': 'Revoke',
+    'revoke.confirm_title': 'Revoke the key “{name}”?',
+    'revoke.confirm_body':
+      'Programs using it stop working at once. This cannot be undone: to connect them again, add a new key.',
+    'revoke.confirm': 'Revoke key',
+    'revoke.busy': 'Revoking…',
+    'revoke.done': 'The key “{name}” was revoked: programs using it stopped working.',
+    'revoke.failed': 'The key “{name}” was not revoked: {reason}',
+    'fielderror.future_day': 'Choose today or a later day.',
+    'fielderror.day': 'Choose a day, or leave it empty.',
   },
   {
     'people.title': 'Nhân sự',
@@ -143,5 +210,74 @@ export const texts = defineTexts(
     'fielderror.password_short': 'Hãy dùng ít nhất 8 ký tự.',
     'fielderror.username_format':
       'Chỉ dùng chữ thường a–z không dấu, chữ số và . _ @ -, bắt đầu bằng chữ hoặc số.',
+    'keys.card_title': 'Khóa cho chương trình',
+    'keys.card_body':
+      'Khóa API là chìa khóa dành cho một chương trình hoặc thiết bị, ví dụ bộ kết nối cảm biến (gateway), để chúng không bao giờ cần đến mật khẩu của ai.',
+    'keys.card_link': 'Quản lý khóa cho chương trình',
+    'keys.title': 'Khóa cho chương trình',
+    'keys.back': 'Tất cả nhân sự',
+    'keys.intro':
+      'Khóa API là chìa khóa dành cho một chương trình hoặc thiết bị, ví dụ bộ kết nối cảm biến (gateway), để chúng không bao giờ cần đến mật khẩu của ai. Khóa thay mặt bạn làm những việc bạn cho phép. Hãy thu hồi khóa khi không còn dùng chương trình hoặc thiết bị đó nữa.',
+    'keys.add': 'Thêm khóa',
+    'keys.loading': 'Đang tải danh sách khóa…',
+    'keys.empty_title': 'Chưa có khóa API nào',
+    'keys.empty_body':
+      'Hãy thêm khóa khi bạn kết nối một chương trình hoặc thiết bị, như bộ kết nối cảm biến, với trang trại.',
+    'keys.list_label': 'Các khóa API',
+    'keys.col_name': 'Tên',
+    'keys.col_may': 'Được phép',
+    'keys.col_prefix': 'Khóa bắt đầu bằng',
+    'keys.col_made': 'Ngày tạo',
+    'keys.col_used': 'Dùng lần cuối',
+    'keys.col_expires': 'Hết hạn',
+    'keys.col_actions': 'Thao tác',
+    'keys.may_staff': 'Ghi chép công việc, như nhân viên',
+    'keys.may_owner': 'Thay đổi mọi thứ, như chủ trang trại',
+    'keys.never_used': 'Chưa dùng lần nào',
+    'keys.never_expires': 'Không hết hạn',
+    'keys.expired': 'Đã hết hạn',
+    'keys.expired_note':
+      'Khóa này không còn dùng được. Hãy thu hồi nó, và thêm khóa mới nếu chương trình vẫn cần.',
+
+    'addkey.title': 'Thêm khóa',
+    'addkey.back': 'Tất cả khóa',
+    'addkey.intro':
+      'Khóa chỉ hiện một lần, ngay sau khi bạn thêm: hãy chuẩn bị sẵn chương trình hoặc thiết bị để dán khóa vào.',
+    'addkey.name': 'Tên',
+    'addkey.name_hint': 'Chương trình hoặc thiết bị sẽ dùng khóa, ví dụ Gateway nhà kính.',
+    'addkey.role': 'Được phép làm gì',
+    'addkey.staff_hint':
+      'Xem trang trại và ghi công việc, thu hoạch, số đo như một nhân viên. Đủ cho một bộ kết nối cảm biến.',
+    'addkey.owner_hint':
+      'Thay đổi được mọi thứ như chủ trang trại, trừ các khóa. Chỉ dùng cho chương trình bạn hoàn toàn tin tưởng.',
+    'addkey.expires': 'Ngày cuối cùng dùng được (không bắt buộc)',
+    'addkey.expires_hint':
+      'Khóa ngừng hoạt động khi hết ngày này. Để trống nếu muốn dùng đến khi bạn thu hồi.',
+    'addkey.submit': 'Thêm khóa',
+    'addkey.saving': 'Đang thêm…',
+    'addkey.cancel': 'Hủy',
+    'addkey.done': 'Đã thêm khóa “{name}”. Hãy sao chép ngay: bạn sẽ không thấy lại khóa này.',
+
+    'shown.title': 'Khóa mới của bạn',
+    'shown.context': 'Đã thêm khóa “{name}”.',
+    'shown.once': 'Bạn sẽ không thấy lại khóa này: hãy dán nó vào chương trình ngay bây giờ.',
+    'shown.copy': 'Sao chép khóa',
+    'shown.copied': 'Đã sao chép. Hãy dán vào chương trình ngay.',
+    'shown.copy_failed': 'Không sao chép được: hãy chọn khóa và sao chép thủ công.',
+    'shown.use':
+      'Trong phần cài đặt của chương trình, dán khóa vào chỗ yêu cầu khóa API (API key) hoặc mã “Bearer”. Làm mất khóa? Hãy thu hồi và thêm khóa mới.',
+    'shown.done': 'Tôi đã lưu khóa',
+    'shown.dismissed': 'Khóa đã được ẩn.',
+
+    'revoke.button': 'Thu hồi',
+    'revoke.confirm_title': 'Thu hồi khóa “{name}”?',
+    'revoke.confirm_body':
+      'Các chương trình đang dùng khóa này sẽ ngừng hoạt động ngay lập tức. Không thể hoàn tác: muốn kết nối lại, hãy thêm khóa mới.',
+    'revoke.confirm': 'Thu hồi khóa',
+    'revoke.busy': 'Đang thu hồi…',
+    'revoke.done': 'Đã thu hồi khóa “{name}”: các chương trình dùng khóa này đã ngừng hoạt động.',
+    'revoke.failed': 'Chưa thu hồi được khóa “{name}”: {reason}',
+    'fielderror.future_day': 'Hãy chọn hôm nay hoặc một ngày sau đó.',
+    'fielderror.day': 'Hãy chọn một ngày, hoặc để trống.',
   },
 );
