@@ -185,7 +185,7 @@ function KeyRow({
         {apiKey.last_used_at === null ? (
           <span className="muted">{t('keys.never_used')}</span>
         ) : (
-          <time dateTime={apiKey.last_used_at}>{formatTime(apiKey.last_used_at, language)}</time>
+          <time dateTime={apiKey.last_used_at}>{formatTime(apiKey.last_used_at, language, 'minute')}</time>
         )}
       </td>
       <td data-label={t('keys.col_expires')}>
