@@ -44,7 +44,8 @@ export function ReadingChart({ deviceId, metric, period, latest, limits, active 
   const bucket = PERIODS.find((p) => p.id === period)?.bucket ?? '1h';
   const summary = useMemo(() => summarise(points ?? []), [points]);
   const value = (n: number) => formatValue(n, metric, language);
-  const time = (iso: string) => (bucket === '1d' ? formatDate(iso, language) : formatTime(iso, language, 'minute'));
+  const time = (iso: string) =>
+    bucket === '1d' ? formatDate(iso, language) : formatTime(iso, language, 'minute');
 
   return (
     <section className="reading-chart" aria-labelledby={headingId} aria-busy={series.isFetching}>
