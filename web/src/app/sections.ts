@@ -60,7 +60,12 @@ export const SECTIONS: readonly Section[] = [
     icon: 'seasons',
     who: 'all',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/seasons/SeasonsSection'),
+    children: [
+      { path: '/', page: () => import('../sections/seasons/SeasonList') },
+      { path: '/new', page: () => import('../sections/seasons/SeasonCreatePage') },
+      { path: '/$id/edit', page: () => import('../sections/seasons/SeasonEditPage') },
+    ],
   },
   {
     id: 'diary',
@@ -69,7 +74,12 @@ export const SECTIONS: readonly Section[] = [
     icon: 'diary',
     who: 'all',
     primary: true,
-    page: comingSoon,
+    page: () => import('../sections/diary/DiarySection'),
+    children: [
+      { path: '/', page: () => import('../sections/diary/DiaryPage') },
+      { path: '/new', page: () => import('../sections/diary/TaskCreatePage') },
+      { path: '/$id/edit', page: () => import('../sections/diary/TaskEditPage') },
+    ],
   },
   {
     id: 'sensors',
