@@ -53,7 +53,7 @@ async function fits(page: Page, state: string): Promise<void> {
 describe('Diary section [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
   const { screen } = suite;
-  const seed = { season: 0, planting: 0, care: 0 };
+  const seed = { season: 0, planting: 0, care: 0, staff: 0 };
   let api: ReturnType<typeof client>;
   const created = async (path: string, json: unknown): Promise<number> => {
     const res = await api.post(path, { json });
@@ -63,6 +63,10 @@ describe('Diary section [sqlite, chromium]', () => {
 
   before(async () => {
     api = client(suite.t.url, await loginToken(suite.t.url, suite.farm.code, suite.farm.owner));
+    const users = await api.get('/api/users?page=0&pageLimit=100');
+    seed.staff = (users.body as { id: number; username: string }[]).find(
+      (user) => user.username === suite.staff.username,
+    )!.id;
     const crop = await created('/api/crop/crop', { name: 'Jasmine rice', code: 'RICE-J', status: 1 });
     seed.season = await created('/api/crop/season', { name: 'Spring rice 2026', crop_id: crop, code: '' });
     await created('/api/diary/categories', { name: 'Land preparation' });
@@ -74,7 +78,7 @@ describe('Diary section [sqlite, chromium]', () => {
       start: apiTime(todayAt(6, now)),
       season_id: seed.season,
       category_task_id: seed.care,
-      assigned_to: suite.staff.id,
+      assigned_to: seed.staff,
     });
     await created('/api/diary/production', {
       name: 'Check water level',
@@ -82,7 +86,7 @@ describe('Diary section [sqlite, chromium]', () => {
       end: apiTime(now - 2 * 3600_000),
       season_id: seed.season,
       category_task_id: seed.care,
-      assigned_to: suite.staff.id,
+      assigned_to: seed.staff,
     });
     await created('/api/diary/production', { name: 'Old plan', start: apiTime(todayAt(5, now)) });
   });
