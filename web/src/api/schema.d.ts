@@ -1627,7 +1627,7 @@ export interface paths {
         put?: never;
         /**
          * Create a season
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. An empty or missing code is generated (unique in the tenant); status defaults to "Pending".
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. An empty or missing code is generated (unique in the tenant); status defaults to "Pending". Everyone in the tenant reads seasons; only owners create, change or delete them (staff: 403).
          */
         post: {
             parameters: {
@@ -1767,6 +1767,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2138,6 +2157,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2209,6 +2247,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2579,6 +2636,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2650,6 +2726,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9029,6 +9124,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9215,6 +9329,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9382,6 +9515,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
