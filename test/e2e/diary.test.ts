@@ -147,6 +147,12 @@ describe('Diary section [sqlite, chromium]', () => {
     await screenshot('04-list-filtered-desktop-en');
     await noViolations(page, 'filtered list');
 
+    // Marked done from the list of open tasks: the row leaves, the result is said, the focus stays on the page.
+    await page.getByRole('button', { name: 'Mark done: Transplant seedlings' }).click();
+    await page.locator('.toast-info', { hasText: 'Transplant seedlings is marked done.' }).waitFor();
+    await page.getByText('2 tasks found').waitFor();
+    await waitForFocus(page, 'h1', 'Diary');
+
     // Delete after asking; the focus goes back to the page.
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await page.getByText('4 tasks found').waitFor();

@@ -1,13 +1,29 @@
 // The pieces every view of a task shares: its status (done, overdue, to do: said in words and with
 // an icon, not by colour alone), its time, and the actions the signed-in person may take on it.
 import { Link } from '@tanstack/react-router';
+import { type RefObject, useRef } from 'react';
 import { useAnnounce } from '../../app/announce';
+import { focusPageHeading } from '../../app/focus';
 import { useSession } from '../../app/session';
 import { useTexts } from '../../app/texts';
 import { formatDate } from '../../ui/format';
 import { type Task, useMarkDone } from './api';
 import { texts } from './texts';
 import { dayKey, formatClock, formatDayName, fromApi } from './time';
+
+/**
+ * When the task leaves the view after an action (a list of open tasks), its button goes and the
+ * focus would fall to the page's body: the page's heading takes it instead. The list re-renders
+ * once the refreshed answer is in, so this looks a few times, and never takes the focus back from
+ * something the person moved to.
+ */
+function keepFocusOnPage(button: RefObject<HTMLElement | null>): void {
+  const check = () => {
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (!button.current?.isConnected && lost) focusPageHeading();
+  };
+  for (const delay of [0, 250, 1000]) setTimeout(check, delay);
+}
 
 export function TaskStatus({ task }: { task: Task }) {
   const { t, language } = useTexts(texts);
@@ -94,6 +110,7 @@ export function TaskActions({ task, onDelete, compact = false }: TaskActionsProp
   const { owner, mayChange } = useTaskRights();
   const markDone = useMarkDone();
   const announce = useAnnounce();
+  const buttonRef = useRef<HTMLButtonElement>(null);
   if (!mayChange(task)) return null;
   const done = task.done_at !== null;
   const busy = markDone.isPending && markDone.variables?.id === task.id;
@@ -101,13 +118,14 @@ export function TaskActions({ task, onDelete, compact = false }: TaskActionsProp
 
   function toggle() {
     if (busy) return;
-    markDone.mutate(
-      { id: task.id, done: !done },
-      {
-        onSuccess: (saved) =>
-          announce(t(saved.done_at ? 'task.marked_done' : 'task.marked_open', { name: saved.name })),
-        onError: (err) => announce(err.message, 'error'),
+    // The promise, not mutate()'s callbacks: those are dropped when the task leaves the view (a
+    // list of open tasks), and the result must still be said and the focus kept on the page.
+    markDone.mutateAsync({ id: task.id, done: !done }).then(
+      (saved) => {
+        announce(t(saved.done_at ? 'task.marked_done' : 'task.marked_open', { name: saved.name }));
+        keepFocusOnPage(buttonRef);
       },
+      (err: Error) => announce(err.message, 'error'),
     );
   }
 
@@ -115,6 +133,7 @@ export function TaskActions({ task, onDelete, compact = false }: TaskActionsProp
     <div className="task-actions">
       <button
         type="button"
+        ref={buttonRef}
         className={`${size} ${done ? 'secondary' : 'primary'} done-toggle`}
         aria-label={t(done ? 'task.mark_open_label' : 'task.mark_done_label', { name: task.name })}
         aria-disabled={busy || undefined}

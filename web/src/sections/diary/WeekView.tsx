@@ -108,7 +108,9 @@ export function WeekView({ week, onWeek }: { week: string | undefined; onWeek: (
                 <Link className="add-on-day" to="/diary/new" search={{ day: key }}>
                   <span aria-hidden="true">+&nbsp;</span>
                   {t('diary.add')}
-                  <span className="visually-hidden">{t('week.on_day', { day: formatLongDay(day, language) })}</span>
+                  <span className="visually-hidden">
+                    {t('week.on_day', { day: formatLongDay(day, language) })}
+                  </span>
                 </Link>
               </li>
             );
