@@ -101,6 +101,20 @@ describe('Diary section [sqlite, chromium]', () => {
     await screenshot('01-week-desktop-en');
     await noViolations(page, 'week');
 
+    // The stages tasks are grouped by: one more added.
+    await page.getByRole('link', { name: 'Stages', exact: true }).click();
+    await waitForFocus(page, 'h1', 'Stages of work');
+    await page.locator('.stage-item', { hasText: 'Land preparation' }).waitFor();
+    await page.getByLabel('Stage name').fill('Harvest');
+    await page.getByRole('button', { name: 'Add stage' }).click();
+    await page.locator('.toast-info', { hasText: 'Stage Harvest added.' }).waitFor();
+    await waitForFocusOn(page, 'stage-name');
+    await page.locator('.stage-item', { hasText: 'Harvest' }).waitFor();
+    await screenshot('01b-stages-desktop-en');
+    await noViolations(page, 'stages');
+    await page.getByRole('link', { name: 'Back to the diary' }).click();
+    await waitForFocus(page, 'h1', 'Diary');
+
     // Add a task on today from the week: a refused form first, then the task, assigned.
     await today.locator('.add-on-day').click();
     await waitForFocus(page, 'h1', 'Add a task');

@@ -78,6 +78,7 @@ export const SECTIONS: readonly Section[] = [
     children: [
       { path: '/', page: () => import('../sections/diary/DiaryPage') },
       { path: '/new', page: () => import('../sections/diary/TaskCreatePage') },
+      { path: '/stages', page: () => import('../sections/diary/StagesPage') },
       { path: '/$id/edit', page: () => import('../sections/diary/TaskEditPage') },
     ],
   },

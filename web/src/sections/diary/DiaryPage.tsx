@@ -52,9 +52,14 @@ export default function DiaryPage() {
       <div className="page-title">
         <PageHeading>{t('diary.title')}</PageHeading>
         {owner && (
-          <Link className="button primary" to="/diary/new">
-            {t('diary.add')}
-          </Link>
+          <div className="title-actions">
+            <Link className="button secondary" to="/diary/stages">
+              {t('stages.link')}
+            </Link>
+            <Link className="button primary" to="/diary/new">
+              {t('diary.add')}
+            </Link>
+          </div>
         )}
       </div>
       <p className="lead">{t(owner ? 'diary.intro_owner' : 'diary.intro_staff')}</p>

@@ -155,3 +155,23 @@ export function useDeleteTask() {
     },
   });
 }
+
+export function useAddStage() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (name: string): Promise<Stage> =>
+      one<Stage>(await unwrap(api.POST('/api/diary/categories', { body: { name } }))),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.stages }),
+  });
+}
+
+export function useDeleteStage() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) =>
+      unwrap(api.DELETE('/api/diary/categories/{id}', { params: { path: { id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.all }),
+  });
+}
