@@ -338,8 +338,8 @@ function TaskFields({
 
       <Field
         id="task-description"
-        label={t('form.description')}
-        hint={t('form.description_hint')}
+        label={t(owner ? 'form.notes' : 'form.description')}
+        hint={t(owner ? 'form.notes_hint' : 'form.description_hint')}
         error={errors.fields.description}
       >
         {(control) => (

@@ -130,6 +130,9 @@ function SeasonRow({
       <th scope="row" data-label={t('col.season')}>
         <span className="season-name">{season.name}</span>
         <span className="season-code">{t('season.code', { code: season.code })}</span>
+        {season.template_name && (
+          <span className="season-template">{t('season.template', { name: season.template_name })}</span>
+        )}
       </th>
       <td data-label={t('col.crop')}>{season.crop_name || '—'}</td>
       <td data-label={t('col.dates')}>{dates}</td>
