@@ -3417,6 +3417,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3600,6 +3619,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3671,6 +3709,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4615,6 +4672,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4802,6 +4878,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4873,6 +4968,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
