@@ -105,11 +105,16 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByRole('link', { name: 'Stages', exact: true }).click();
     await waitForFocus(page, 'h1', 'Stages of work');
     await page.locator('.stage-item', { hasText: 'Land preparation' }).waitFor();
-    await page.getByLabel('Stage name').fill('Harvest');
+    await page.getByLabel('Stage name', { exact: true }).fill('Harvest');
     await page.getByRole('button', { name: 'Add stage' }).click();
     await page.locator('.toast-info', { hasText: 'Stage Harvest added.' }).waitFor();
     await waitForFocusOn(page, 'stage-name');
     await page.locator('.stage-item', { hasText: 'Harvest' }).waitFor();
+    await page.getByLabel('Stage', { exact: true }).selectOption({ label: 'Planting' });
+    await page.getByLabel('Sub-stage name').fill('Transplanting');
+    await page.getByRole('button', { name: 'Add sub-stage' }).click();
+    await page.locator('.toast-info', { hasText: 'Sub-stage Transplanting added to Planting.' }).waitFor();
+    await page.getByRole('list', { name: 'Sub-stages of Planting' }).getByText('Transplanting').waitFor();
     await screenshot('01b-stages-desktop-en');
     await noViolations(page, 'stages');
     await page.getByRole('link', { name: 'Back to the diary' }).click();
@@ -127,6 +132,7 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByLabel('Task', { exact: true }).fill('Transplant seedlings');
     await page.getByLabel('Season').selectOption({ label: 'Spring rice 2026' });
     await page.getByLabel('Stage').selectOption({ label: 'Planting' });
+    await page.getByLabel('Transplanting').check();
     await page.getByLabel('Assigned to').selectOption({ label: suite.staff.username });
     assert.match(await page.getByLabel('Starts').inputValue(), /T07:00$/);
     await page.getByLabel('Place (optional)').fill('Block A');
@@ -135,7 +141,7 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.locator('.toast-info', { hasText: 'Task Transplant seedlings added.' }).waitFor();
     const added = today.locator('.week-task', { hasText: 'Transplant seedlings' });
     await added.getByText(suite.staff.username).waitFor();
-    await added.getByText('Planting').waitFor();
+    await added.getByText('Planting · Transplanting').waitFor();
     await screenshot('03-week-added-desktop-en');
     await noViolations(page, 'week with the new task');
 

@@ -9,7 +9,14 @@ import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { Field, type FormErrors, formErrors, noErrors } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
 import { ErrorState, Loading } from '../../ui/States';
-import { type Stage, useAddStage, useDeleteStage, useStages } from './api';
+import {
+  useAddStage,
+  useAddSubstage,
+  useDeleteStage,
+  useDeleteSubstage,
+  useStages,
+  useSubstages,
+} from './api';
 import { lastDiarySearch } from './nav';
 import { useTaskRights } from './TaskParts';
 import { texts } from './texts';
@@ -22,10 +29,12 @@ export default function StagesPage() {
   const stages = useStages();
   const add = useAddStage();
   const remove = useDeleteStage();
+  const substages = useSubstages();
+  const removeSub = useDeleteSubstage();
   const announce = useAnnounce();
   const [name, setName] = useState('');
   const [errors, setErrors] = useState<FormErrors<'name'>>(noErrors);
-  const [deleting, setDeleting] = useState<Stage | null>(null);
+  const [deleting, setDeleting] = useState<{ kind: 'stage' | 'sub'; id: number; name: string } | null>(null);
   const nameRef = useRef<HTMLInputElement>(null);
   const summaryRef = useRef<HTMLDivElement>(null);
 
@@ -50,10 +59,10 @@ export default function StagesPage() {
 
   function confirmDelete() {
     if (!deleting) return;
-    const { id, name: stageName } = deleting;
-    remove.mutate(id, {
+    const { kind, id, name: deletedName } = deleting;
+    (kind === 'stage' ? remove : removeSub).mutate(id, {
       onSuccess: () => {
-        announce(t('stages.deleted', { name: stageName }));
+        announce(t(kind === 'stage' ? 'stages.deleted' : 'stages.sub_deleted', { name: deletedName }));
         setDeleting(null);
       },
       onError: (err) => {
@@ -79,19 +88,41 @@ export default function StagesPage() {
           {stages.data?.length === 0 && <p className="empty-inline">{t('stages.empty')}</p>}
           {stages.data && stages.data.length > 0 && (
             <ul className="stage-list" aria-label={t('stages.title')}>
-              {stages.data.map((stage) => (
-                <li key={stage.id} className="stage-item">
-                  <span className="stage-name">{stage.name}</span>
-                  <button
-                    type="button"
-                    className="button small danger-outline"
-                    aria-label={t('task.delete_label', { name: stage.name })}
-                    onClick={() => setDeleting(stage)}
-                  >
-                    {t('task.delete')}
-                  </button>
-                </li>
-              ))}
+              {stages.data.map((stage) => {
+                const subs = (substages.data ?? []).filter((x) => x.category_task_id === stage.id);
+                return (
+                  <li key={stage.id} className="stage-item">
+                    <div className="stage-row">
+                      <span className="stage-name">{stage.name}</span>
+                      <button
+                        type="button"
+                        className="button small danger-outline"
+                        aria-label={t('task.delete_label', { name: stage.name })}
+                        onClick={() => setDeleting({ kind: 'stage', id: stage.id, name: stage.name })}
+                      >
+                        {t('task.delete')}
+                      </button>
+                    </div>
+                    {subs.length > 0 && (
+                      <ul className="substage-list" aria-label={t('stages.subs', { name: stage.name })}>
+                        {subs.map((sub) => (
+                          <li key={sub.id} className="stage-row">
+                            <span>{sub.name}</span>
+                            <button
+                              type="button"
+                              className="button small danger-outline"
+                              aria-label={t('task.delete_label', { name: sub.name })}
+                              onClick={() => setDeleting({ kind: 'sub', id: sub.id, name: sub.name })}
+                            >
+                              {t('task.delete')}
+                            </button>
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                  </li>
+                );
+              })}
             </ul>
           )}
           <form
@@ -129,14 +160,17 @@ export default function StagesPage() {
               {add.isPending ? t('form.saving') : t('stages.add')}
             </button>
           </form>
+          {stages.data && stages.data.length > 0 && <SubstageForm stages={stages.data} />}
         </>
       )}
       {deleting && (
         <ConfirmDialog
-          title={t('stages.delete_title', { name: deleting.name })}
+          title={t(deleting.kind === 'stage' ? 'stages.delete_title' : 'stages.sub_delete_title', {
+            name: deleting.name,
+          })}
           confirmLabel={t('task.delete')}
           tone="danger"
-          busy={remove.isPending}
+          busy={remove.isPending || removeSub.isPending}
           onConfirm={confirmDelete}
           onCancel={() => setDeleting(null)}
         >
@@ -144,5 +178,84 @@ export default function StagesPage() {
         </ConfirmDialog>
       )}
     </section>
+  );
+}
+
+function SubstageForm({ stages }: { stages: { id: number; name: string }[] }) {
+  const { t } = useTexts(texts);
+  const add = useAddSubstage();
+  const announce = useAnnounce();
+  const [stageId, setStageId] = useState(String(stages[0]?.id ?? ''));
+  const [name, setName] = useState('');
+  const [errors, setErrors] = useState<FormErrors<'name' | 'category_task_id'>>(noErrors);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const summaryRef = useRef<HTMLDivElement>(null);
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (add.isPending) return;
+    setErrors(noErrors());
+    add.mutate(
+      { name: name.trim(), category_task_id: Number(stageId) },
+      {
+        onSuccess: (sub) => {
+          const stage = stages.find((x) => x.id === sub.category_task_id)?.name ?? '';
+          announce(t('stages.sub_added', { name: sub.name, stage }));
+          setName('');
+          nameRef.current?.focus();
+        },
+        onError: (err) => {
+          if (err instanceof SessionExpiredError) return;
+          const next = formErrors(err, ['name', 'category_task_id'] as const, t);
+          setErrors(next);
+          requestAnimationFrame(() => (next.fields.name ? nameRef.current : summaryRef.current)?.focus());
+        },
+      },
+    );
+  }
+
+  return (
+    <form className="settings stage-form" onSubmit={submit} noValidate aria-labelledby="substage-form-title">
+      <h2 id="substage-form-title">{t('stages.sub_add_title')}</h2>
+      {(errors.general.length > 0 || errors.fields.category_task_id) && (
+        <div className="notice notice-error" role="alert" tabIndex={-1} ref={summaryRef}>
+          {[...errors.general, errors.fields.category_task_id].filter(Boolean).map((message) => (
+            <p key={message}>{message}</p>
+          ))}
+        </div>
+      )}
+      <div className="form-grid">
+        <div className="field">
+          <label htmlFor="substage-stage">{t('stages.sub_stage')}</label>
+          <select id="substage-stage" value={stageId} onChange={(event) => setStageId(event.target.value)}>
+            {stages.map((stage) => (
+              <option key={stage.id} value={stage.id}>
+                {stage.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <Field
+          id="substage-name"
+          label={t('stages.sub_name')}
+          hint={t('stages.sub_name_hint')}
+          error={errors.fields.name}
+        >
+          {(control) => (
+            <input
+              {...control}
+              ref={nameRef}
+              name="name"
+              maxLength={255}
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
+        </Field>
+      </div>
+      <button type="submit" className="button primary" aria-disabled={add.isPending || undefined}>
+        {add.isPending ? t('form.saving') : t('stages.sub_add')}
+      </button>
+    </form>
   );
 }

@@ -12,15 +12,17 @@ import {
   type Person,
   type SeasonChoice,
   type Stage,
+  type Substage,
   type Task,
   type TaskInput,
   usePeople,
   useSaveTask,
   useSeasonChoices,
   useStages,
+  useSubstages,
 } from './api';
 import { lastDiarySearch } from './nav';
-import { personName, TaskStatus, TaskWhen, useTaskRights } from './TaskParts';
+import { personName, stageOf, TaskStatus, TaskWhen, useTaskRights } from './TaskParts';
 import { texts } from './texts';
 import { fromApi, fromLocalInput, toApi, toLocalInput } from './time';
 
@@ -50,8 +52,9 @@ export function TaskForm({ task, start, onDone }: TaskFormProps) {
   const { owner } = useTaskRights();
   const seasons = useSeasonChoices();
   const stages = useStages();
+  const substages = useSubstages();
   const people = usePeople({ enabled: owner });
-  const choices = owner ? [seasons, stages, people] : [];
+  const choices = owner ? [seasons, stages, substages, people] : [];
   const failed = choices.find((query) => query.isError);
   const title = task === null ? 'form.add_title' : owner ? 'form.edit_title' : 'form.update_title';
   return (
@@ -64,13 +67,18 @@ export function TaskForm({ task, start, onDone }: TaskFormProps) {
         <ErrorState error={failed.error} onRetry={() => choices.forEach((query) => void query.refetch())} />
       ) : !owner ? (
         task && <TaskFields task={task} onDone={onDone} owner={false} />
-      ) : seasons.data && stages.data && people.data ? (
+      ) : seasons.data && stages.data && substages.data && people.data ? (
         <TaskFields
           task={task}
           start={start}
           onDone={onDone}
           owner
-          choices={{ seasons: seasons.data, stages: stages.data, people: people.data }}
+          choices={{
+            seasons: seasons.data,
+            stages: stages.data,
+            substages: substages.data,
+            people: people.data,
+          }}
         />
       ) : (
         <Loading label={t('form.choices_loading')} />
@@ -82,6 +90,7 @@ export function TaskForm({ task, start, onDone }: TaskFormProps) {
 interface Choices {
   seasons: SeasonChoice[];
   stages: Stage[];
+  substages: Substage[];
   people: Person[];
 }
 
@@ -103,6 +112,7 @@ function TaskFields({
   const [name, setName] = useState(task?.name ?? '');
   const [seasonId, setSeasonId] = useState(task?.season_id ? String(task.season_id) : '');
   const [stageId, setStageId] = useState(task?.category_task_id ? String(task.category_task_id) : '');
+  const [subIds, setSubIds] = useState<ReadonlySet<number>>(() => new Set(task?.sub_cates.map((x) => x.id)));
   const [personId, setPersonId] = useState(task?.assigned_to ? String(task.assigned_to) : '');
   const [start, setStart] = useState(toLocalInput(task ? fromApi(task.start) : defaultStart(day)));
   const [end, setEnd] = useState(toLocalInput(fromApi(task?.end)));
@@ -122,6 +132,8 @@ function TaskFields({
     done: useRef<HTMLInputElement>(null),
   };
   const summaryRef = useRef<HTMLDivElement>(null);
+
+  const stageSubs = (choices?.substages ?? []).filter((x) => String(x.category_task_id) === stageId);
 
   function showErrors(next: FormErrors<FieldName>) {
     setErrors(next);
@@ -157,6 +169,7 @@ function TaskFields({
         assigned_to: personId === '' ? null : Number(personId),
         start: startAt ? toApi(startAt) : '',
         location: location.trim(),
+        sub_cates: stageSubs.filter((x) => subIds.has(x.id)).map((x) => x.id),
       });
     }
     save.mutate(input, {
@@ -168,6 +181,13 @@ function TaskFields({
   }
 
   const hasFieldErrors = Object.keys(errors.fields).length > 0;
+  const toggleSub = (id: number, on: boolean) =>
+    setSubIds((current) => {
+      const next = new Set(current);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
   const ref = <E extends HTMLElement>(field: FieldName) => refs[field] as RefObject<E>;
 
   return (
@@ -197,7 +217,7 @@ function TaskFields({
             </div>
             <div>
               <dt>{t('col.stage')}</dt>
-              <dd>{task.category?.name ?? t('task.no_stage')}</dd>
+              <dd>{stageOf(task) ?? t('task.no_stage')}</dd>
             </div>
             <div>
               <dt>{t('col.season')}</dt>
@@ -270,6 +290,23 @@ function TaskFields({
               )}
             </Field>
           </div>
+          {stageSubs.length > 0 && (
+            <fieldset className="field substages-field">
+              <legend>{t('form.substages')}</legend>
+              {stageSubs.map((sub) => (
+                <label className="check" key={sub.id}>
+                  <input
+                    type="checkbox"
+                    name="sub_cates"
+                    value={sub.id}
+                    checked={subIds.has(sub.id)}
+                    onChange={(event) => toggleSub(sub.id, event.target.checked)}
+                  />
+                  <span>{sub.name}</span>
+                </label>
+              ))}
+            </fieldset>
+          )}
           <Field id="task-person" label={t('form.person')} error={errors.fields.assigned_to}>
             {(control) => (
               <select

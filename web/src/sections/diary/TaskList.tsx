@@ -13,7 +13,7 @@ import {
   useTasks,
 } from './api';
 import type { DiarySearch } from './nav';
-import { personName, plainDescription, TaskActions, TaskStatus, TaskWhen } from './TaskParts';
+import { personName, plainDescription, stageOf, TaskActions, TaskStatus, TaskWhen } from './TaskParts';
 import { texts } from './texts';
 import { addDays, fromDayKey, toApi } from './time';
 
@@ -101,7 +101,7 @@ function TaskRow({ task, onDelete }: { task: Task; onDelete: (task: Task) => voi
         <TaskWhen task={task} />
       </td>
       <td data-label={t('col.stage')}>
-        {task.category?.name ?? <span className="muted">{t('task.no_stage')}</span>}
+        {stageOf(task) ?? <span className="muted">{t('task.no_stage')}</span>}
       </td>
       <td data-label={t('col.season')}>
         {task.season?.name ?? <span className="muted">{t('task.no_season')}</span>}

@@ -173,6 +173,13 @@ export function plainDescription(task: Task): string {
     .trim();
 }
 
+/** The task's stage, with its sub-stages: "Care · Watering, Weeding". */
+export function stageOf(task: Task): string | null {
+  if (!task.category) return null;
+  const subs = task.sub_cates.map((x) => x.name).join(', ');
+  return subs ? `${task.category.name} · ${subs}` : task.category.name;
+}
+
 /** The name shown for a person. */
 export function personName(person: { name: string; firstname?: string; lastname?: string } | null): string {
   if (!person) return '';
@@ -201,7 +208,7 @@ export function TaskCard({
       </div>
       <p className="task-meta">
         <TaskWhen task={task} />
-        <span>{task.category?.name ?? t('task.no_stage')}</span>
+        <span>{stageOf(task) ?? t('task.no_stage')}</span>
         {task.season && <span>{task.season.name}</span>}
         {showPerson && (
           <span>

@@ -4,7 +4,7 @@ import { Link } from '@tanstack/react-router';
 import { useTexts } from '../../app/texts';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { TASK_LIMIT, type Task, useTasks } from './api';
-import { personName, TaskStatus, TaskWhen } from './TaskParts';
+import { personName, stageOf, TaskStatus, TaskWhen } from './TaskParts';
 import { texts } from './texts';
 import {
   addDays,
@@ -131,7 +131,7 @@ function WeekTask({ task }: { task: Task }) {
       </Link>
       <TaskWhen task={task} withDay={false} />
       <span className="week-task-person">{task.assigned ? personName(task.assigned) : t('task.nobody')}</span>
-      {task.category && <span className="week-task-stage">{task.category.name}</span>}
+      {task.category && <span className="week-task-stage">{stageOf(task)}</span>}
       <TaskStatus task={task} />
     </li>
   );

@@ -14,6 +14,7 @@ type ListOf<P extends keyof paths> = paths[P] extends { get: { responses: { 200:
 
 export type Task = ListOf<'/api/diary/production'>;
 export type Stage = ListOf<'/api/diary/categories'>;
+export type Substage = ListOf<'/api/diary/subcategories'>;
 export type SeasonChoice = ListOf<'/api/crop/season'>;
 export type Person = ListOf<'/api/users'>;
 export type TaskInput = NonNullable<
@@ -35,6 +36,7 @@ export const keys = {
   tasks: (query: TaskQuery) => ['diary', 'tasks', query] as const,
   task: (id: number) => ['diary', 'task', id] as const,
   stages: ['diary', 'stages'] as const,
+  substages: ['diary', 'substages'] as const,
   seasons: ['diary', 'seasons'] as const,
   people: ['diary', 'people'] as const,
 };
@@ -73,6 +75,16 @@ export function useStages() {
     queryKey: keys.stages,
     queryFn: async () =>
       many<Stage>(await unwrap(api.GET('/api/diary/categories', { params: { query: { ...ALL } } }))),
+  });
+}
+
+/** Sub-stages (sub-categories) of every stage. */
+export function useSubstages() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.substages,
+    queryFn: async () =>
+      many<Substage>(await unwrap(api.GET('/api/diary/subcategories', { params: { query: { ...ALL } } }))),
   });
 }
 
@@ -172,6 +184,26 @@ export function useDeleteStage() {
   return useMutation({
     mutationFn: (id: number) =>
       unwrap(api.DELETE('/api/diary/categories/{id}', { params: { path: { id } } })),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.all }),
+  });
+}
+
+export function useAddSubstage() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (input: { name: string; category_task_id: number }): Promise<Substage> =>
+      one<Substage>(await unwrap(api.POST('/api/diary/subcategories', { body: input }))),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.substages }),
+  });
+}
+
+export function useDeleteSubstage() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) =>
+      unwrap(api.DELETE('/api/diary/subcategories/{id}', { params: { path: { id } } })),
     onSuccess: () => client.invalidateQueries({ queryKey: keys.all }),
   });
 }
