@@ -31,6 +31,11 @@ function queryOf(search: DiarySearch): TaskQuery {
   return query;
 }
 
+/** The list reads like a diary: the latest work first. */
+function byStartNewestFirst(tasks: Task[]): Task[] {
+  return [...tasks].sort((a, b) => b.start.localeCompare(a.start) || b.id - a.id);
+}
+
 interface TaskListProps {
   search: DiarySearch;
   onSearch: (search: DiarySearch) => void;
@@ -75,7 +80,7 @@ export function TaskList({ search, onSearch, onDelete }: TaskListProps) {
             </tr>
           </thead>
           <tbody>
-            {tasks.data.map((task) => (
+            {byStartNewestFirst(tasks.data).map((task) => (
               <TaskRow key={task.id} task={task} onDelete={onDelete} />
             ))}
           </tbody>
