@@ -145,6 +145,14 @@ describe('Diary section [sqlite, chromium]', () => {
     await screenshot('03-week-added-desktop-en');
     await noViolations(page, 'week with the new task');
 
+    // Another week and back: said aloud, the focus kept.
+    await page.getByRole('button', { name: 'Next week' }).click();
+    await page.locator('.toast-info', { hasText: /^Week of Mon \d+ \w+ to Sun \d+ \w+$/ }).waitFor();
+    await waitForFocus(page, 'button', 'Next week →');
+    await page.getByRole('button', { name: 'This week' }).click();
+    await waitForFocus(page, 'h2', /^Week of /);
+    await today.getByText('Transplant seedlings').waitFor();
+
     // The list, filtered by stage, then by person and status; the overdue task stands out in words.
     await page.getByRole('button', { name: 'List' }).click();
     await page.getByRole('heading', { name: 'Filter tasks' }).waitFor();

@@ -1,6 +1,8 @@
 // Seven days of tasks, Monday first: columns on a wide screen, one day after the other on a phone.
 // A task is placed on the day it starts (or on Monday when it started before the week).
 import { Link } from '@tanstack/react-router';
+import { useRef } from 'react';
+import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { TASK_LIMIT, type Task, useTasks } from './api';
@@ -35,34 +37,38 @@ export function WeekView({ week, onWeek }: { week: string | undefined; onWeek: (
   }
   for (const list of byDay.values()) list.sort((a, b) => a.start.localeCompare(b.start));
   const thisWeek = dayKey(startOfWeek(today)) === dayKey(monday);
+  const announce = useAnnounce();
+  const label = (from: Date) =>
+    t('week.label', { from: formatDayName(from, language), to: formatDayName(addDays(from, 6), language) });
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  // The new week is said aloud; the buttons keep the focus, except "This week", which goes away
+  // once there: the week's heading takes it then.
+  const goTo = (from: Date, { focusHeading = false } = {}) => {
+    onWeek(dayKey(from));
+    announce(label(from));
+    if (focusHeading) requestAnimationFrame(() => headingRef.current?.focus());
+  };
 
   return (
     <section className="week" aria-labelledby="week-title" aria-busy={tasks.isFetching}>
       <div className="week-head">
-        <h2 id="week-title">
-          {t('week.label', {
-            from: formatDayName(monday, language),
-            to: formatDayName(addDays(monday, 6), language),
-          })}
+        <h2 id="week-title" ref={headingRef} tabIndex={-1}>
+          {label(monday)}
         </h2>
         <div className="week-nav">
-          <button
-            type="button"
-            className="button secondary"
-            onClick={() => onWeek(dayKey(addDays(monday, -7)))}
-          >
+          <button type="button" className="button secondary" onClick={() => goTo(addDays(monday, -7))}>
             <span aria-hidden="true">←</span> {t('week.previous')}
           </button>
           {!thisWeek && (
             <button
               type="button"
               className="button secondary"
-              onClick={() => onWeek(dayKey(startOfWeek(today)))}
+              onClick={() => goTo(startOfWeek(today), { focusHeading: true })}
             >
               {t('week.this')}
             </button>
           )}
-          <button type="button" className="button secondary" onClick={() => onWeek(dayKey(next))}>
+          <button type="button" className="button secondary" onClick={() => goTo(next)}>
             {t('week.next')} <span aria-hidden="true">→</span>
           </button>
         </div>
