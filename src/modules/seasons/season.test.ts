@@ -182,4 +182,28 @@ forEachDialect('seasons', (database) => {
     const [kept] = (await c.get(`/api/crop/season/${season.id}`)).body;
     assert.equal(kept.name, season.name, 'nothing changed');
   });
+
+  it("filters by crop_id and farm_id; never another tenant's seasons", async () => {
+    const crop = (await c.post('/api/crop/crop', { json: { name: 'Filter crop', code: 'FC' } })).body[0].id;
+    const farm = (await c.post('/api/farms', { json: { name: 'Filter farm' } })).body[0].id;
+    await c.post('/api/crop/season', { json: { name: 'By crop', crop_id: crop } });
+    await c.post('/api/crop/season', { json: { name: 'By crop on farm', crop_id: crop, farm_id: farm } });
+    await c.post('/api/crop/season', { json: { name: 'On farm', crop_id: g.crop, farm_id: farm } });
+    const names = async (query: string) =>
+      ((await c.get(`/api/crop/season?${query}`)).body as { name: string }[]).map((r) => r.name).sort();
+    assert.deepEqual(await names(`crop_id=${crop}`), ['By crop', 'By crop on farm']);
+    assert.deepEqual(await names(`farm_id=${farm}`), ['By crop on farm', 'On farm']);
+    assert.deepEqual(await names(`crop_id=${crop}&farm_id=${farm}`), ['By crop on farm']);
+    const other = await makeTenant(t.database.db);
+    const otherClient = client(t.url, await loginToken(t.url, other.code, other.owner));
+    assert.deepEqual(
+      ((await otherClient.get(`/api/crop/season?crop_id=${crop}`)).body as unknown[]).length,
+      0,
+      'another tenant sees none',
+    );
+    assert.deepEqual(invalidFields((await c.get('/api/crop/season?crop_id=x&farm_id=0')).body), [
+      'crop_id',
+      'farm_id',
+    ]);
+  });
 });

@@ -1506,6 +1506,10 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description Only seasons of this crop */
+                    crop_id?: number;
+                    /** @description Only seasons on this farm */
+                    farm_id?: number;
                     /** @description Seasons that end on or after this date; YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC) */
                     from_date?: string;
                     /** @description Page number, from 0 */
