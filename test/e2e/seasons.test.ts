@@ -136,6 +136,15 @@ describe('Seasons section [sqlite, chromium]', () => {
     await waitForFocus(page, 'h1', 'Seasons');
     await page.locator('.toast-info', { hasText: 'Changes to Spring rice 2026 saved.' }).waitFor();
     await row.getByText('15 Jul 2026').waitFor();
+
+    // Seasons of one crop.
+    await page.getByLabel('Show seasons of').selectOption({ label: 'Sweet corn' });
+    await page.getByRole('heading', { name: 'No seasons of this crop' }).waitFor();
+    await noViolations(page, 'no season of the crop');
+    await page.getByLabel('Show seasons of').selectOption({ label: 'Jasmine rice' });
+    await page.getByText('1 season', { exact: true }).waitFor();
+    await row.waitFor();
+    await screenshot('05b-filtered-desktop-en');
   });
 
   it('in Vietnamese at phone width: the list as cards, the form, a season deleted after asking', async () => {

@@ -1,6 +1,6 @@
 // The Seasons page: every season with its crop, dates and place, and the season templates below.
 // Everyone reads; only owners start, change and delete (staff are not offered those at all).
-import { Link, useSearch } from '@tanstack/react-router';
+import { Link, useNavigate, useSearch } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useAnnounce } from '../../app/announce';
 import { useSession } from '../../app/session';
@@ -8,17 +8,22 @@ import { useTexts } from '../../app/texts';
 import { ConfirmDialog } from '../../ui/ConfirmDialog';
 import { PageHeading } from '../../ui/PageHeading';
 import { Empty, ErrorState, Loading } from '../../ui/States';
-import { type Season, useDeleteSeason, useSeasons } from './api';
+import { type Season, useCrops, useDeleteSeason, useSeasons } from './api';
 import { formatDay } from './days';
 import { TemplatesPanel } from './TemplatesPanel';
 import { texts } from './texts';
 
 export default function SeasonList() {
-  const { t } = useTexts(texts);
+  const { t, plural } = useTexts(texts);
   const { session } = useSession();
   const owner = session?.user.role === 'owner';
-  const seasons = useSeasons();
-  const { started } = useSearch({ strict: false }) as { started?: unknown };
+  const { started, crop } = useSearch({ strict: false }) as { started?: unknown; crop?: unknown };
+  const cropId = Number.isInteger(crop) && Number(crop) > 0 ? Number(crop) : undefined;
+  const seasons = useSeasons(cropId);
+  const crops = useCrops();
+  const navigate = useNavigate();
+  const chooseCrop = (value: string) =>
+    void navigate({ to: '/seasons', search: value === '' ? {} : { crop: Number(value) }, replace: true });
   const remove = useDeleteSeason();
   const announce = useAnnounce();
   const [deleting, setDeleting] = useState<Season | null>(null);
@@ -52,9 +57,38 @@ export default function SeasonList() {
       </div>
       <p className="lead">{t('seasons.intro')}</p>
 
+      {crops.data && crops.data.length > 1 && (seasons.data?.length !== 0 || cropId !== undefined) && (
+        <div className="field season-filter">
+          <label htmlFor="season-crop-filter">{t('seasons.filter_crop')}</label>
+          <select
+            id="season-crop-filter"
+            value={cropId ?? ''}
+            onChange={(event) => chooseCrop(event.target.value)}
+          >
+            <option value="">{t('seasons.all_crops')}</option>
+            {crops.data.map((option) => (
+              <option key={option.id} value={option.id}>
+                {option.name}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      {seasons.data && cropId !== undefined && (
+        <p className="result-count" role="status">
+          {plural('seasons.count', seasons.data.length)}
+        </p>
+      )}
       {seasons.isPending && <Loading label={t('seasons.loading')} />}
       {seasons.isError && <ErrorState error={seasons.error} onRetry={() => void seasons.refetch()} />}
-      {seasons.data?.length === 0 && (
+      {seasons.data?.length === 0 && cropId !== undefined && (
+        <Empty title={t('seasons.empty_crop')}>
+          <button type="button" className="button secondary" onClick={() => chooseCrop('')}>
+            {t('seasons.all_crops')}
+          </button>
+        </Empty>
+      )}
+      {seasons.data?.length === 0 && cropId === undefined && (
         <Empty title={t('seasons.empty_title')}>
           <p>{t(owner ? 'seasons.empty_owner' : 'seasons.empty_staff')}</p>
           {start}
@@ -144,22 +178,24 @@ function SeasonRow({
       </td>
       {owner && (
         <td className="row-actions" data-label={t('col.actions')}>
-          <Link
-            className="button small secondary"
-            to="/seasons/$id/edit"
-            params={{ id: String(season.id) }}
-            aria-label={t('season.edit_label', { name: season.name })}
-          >
-            {t('season.edit')}
-          </Link>
-          <button
-            type="button"
-            className="button small danger-outline"
-            aria-label={t('season.delete_label', { name: season.name })}
-            onClick={() => onDelete(season)}
-          >
-            {t('season.delete')}
-          </button>
+          <div className="season-actions">
+            <Link
+              className="button small secondary"
+              to="/seasons/$id/edit"
+              params={{ id: String(season.id) }}
+              aria-label={t('season.edit_label', { name: season.name })}
+            >
+              {t('season.edit')}
+            </Link>
+            <button
+              type="button"
+              className="button small danger-outline"
+              aria-label={t('season.delete_label', { name: season.name })}
+              onClick={() => onDelete(season)}
+            >
+              {t('season.delete')}
+            </button>
+          </div>
         </td>
       )}
     </tr>

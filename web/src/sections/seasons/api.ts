@@ -1,6 +1,6 @@
 // The Seasons section's data: seasons, season templates and the records a season points to (crops,
 // farms, blocks). Every query key starts with 'seasons', so an action refreshes all of it at once.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { many, one, type paths, unwrap } from '../../api/client';
 import { useSession } from '../../app/session';
 
@@ -37,13 +37,17 @@ export const keys = {
   blocks: ['seasons', 'blocks'] as const,
 };
 
-export function useSeasons() {
+/** The seasons, of one crop when cropId is given. */
+export function useSeasons(cropId?: number) {
   const { api } = useSession();
   return useQuery({
-    queryKey: keys.list,
+    queryKey: [...keys.list, { cropId }],
     queryFn: async () =>
-      many<Season>(await unwrap(api.GET('/api/crop/season', { params: { query: { ...ALL } } }))),
+      many<Season>(
+        await unwrap(api.GET('/api/crop/season', { params: { query: { ...ALL, crop_id: cropId } } })),
+      ),
     refetchInterval: LIST_POLL_MS,
+    placeholderData: keepPreviousData,
   });
 }
 
