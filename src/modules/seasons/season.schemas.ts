@@ -7,6 +7,7 @@ import {
   ImagesInput,
   JsonArrayInput,
   LONG_TEXT,
+  MAX_ID,
   Name,
   NullableId,
   NullableInteger,
@@ -116,4 +117,10 @@ export const SeasonQuery = Type.Object({
   ),
   from_date: Type.Optional(DateFilter('Seasons that end on or after this date')),
   to_date: Type.Optional(DateFilter('Seasons that start on or before this date')),
+  crop_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only seasons of this crop' }),
+  ),
+  farm_id: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: MAX_ID, description: 'Only seasons on this farm' }),
+  ),
 });

@@ -169,6 +169,10 @@ function seasonFilters(ctx: RequestContext, query: Static<typeof SeasonQuery>): 
     const term = byKey[column];
     if (term !== undefined) filters.push(containsText(ctx.scope, 'seasons', [column], term));
   }
+  for (const column of ['crop_id', 'farm_id'] as const) {
+    const id = query[column];
+    if (id !== undefined) filters.push((eb) => eb(`seasons.${column}`, '=', id));
+  }
   // Overlap: the season starts before the range ends and ends after it starts (open ends match).
   const { from, to } = dateRange(query);
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);

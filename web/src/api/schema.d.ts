@@ -2053,6 +2053,10 @@ export interface paths {
         get: {
             parameters: {
                 query: {
+                    /** @description Only seasons of this crop */
+                    crop_id?: number;
+                    /** @description Only seasons on this farm */
+                    farm_id?: number;
                     /** @description Seasons that end on or after this date; YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC) */
                     from_date?: string;
                     /** @description Page number, from 0 */
@@ -2174,7 +2178,7 @@ export interface paths {
         put?: never;
         /**
          * Create a season
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. An empty or missing code is generated (unique in the tenant); status defaults to "Pending".
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. An empty or missing code is generated (unique in the tenant); status defaults to "Pending". Everyone in the tenant reads seasons; only owners create, change or delete them (staff: 403).
          */
         post: {
             parameters: {
@@ -2314,6 +2318,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2685,6 +2708,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2756,6 +2798,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3126,6 +3187,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3197,6 +3277,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3869,6 +3968,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4052,6 +4170,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4123,6 +4260,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5067,6 +5223,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5254,6 +5429,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5325,6 +5519,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9690,6 +9903,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9876,6 +10108,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -10043,6 +10294,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -82,7 +82,12 @@ export const SECTIONS: readonly Section[] = [
     icon: 'seasons',
     who: 'all',
     primary: false,
-    page: comingSoon,
+    page: () => import('../sections/seasons/SeasonsSection'),
+    children: [
+      { path: '/', page: () => import('../sections/seasons/SeasonList') },
+      { path: '/new', page: () => import('../sections/seasons/SeasonCreatePage') },
+      { path: '/$id/edit', page: () => import('../sections/seasons/SeasonEditPage') },
+    ],
   },
   {
     id: 'diary',
@@ -91,7 +96,13 @@ export const SECTIONS: readonly Section[] = [
     icon: 'diary',
     who: 'all',
     primary: true,
-    page: comingSoon,
+    page: () => import('../sections/diary/DiarySection'),
+    children: [
+      { path: '/', page: () => import('../sections/diary/DiaryPage') },
+      { path: '/new', page: () => import('../sections/diary/TaskCreatePage') },
+      { path: '/stages', page: () => import('../sections/diary/StagesPage') },
+      { path: '/$id/edit', page: () => import('../sections/diary/TaskEditPage') },
+    ],
   },
   {
     id: 'sensors',
