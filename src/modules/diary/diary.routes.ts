@@ -41,8 +41,6 @@ export const diaryCategoryRoutes = resourceRoutes({
   tag: 'diary',
   noun: 'task category (stage)',
   path: '/api/diary/categories',
-  // The farm's stages of work: everyone reads them, owners keep them (staff: 403).
-  ownerOnlyWrites: true,
   schemas: { item: DiaryCategory, create: DiaryCategoryInput.create, update: DiaryCategoryInput.update },
   service: diaryCategoryService,
 });
@@ -51,7 +49,6 @@ export const diarySubcategoryRoutes = resourceRoutes({
   tag: 'diary',
   noun: 'task sub-category',
   path: '/api/diary/subcategories',
-  ownerOnlyWrites: true,
   schemas: {
     item: DiarySubcategory,
     create: DiarySubcategoryInput.create,

@@ -3968,25 +3968,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4170,25 +4151,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -4260,25 +4222,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5223,25 +5166,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5429,25 +5353,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -5519,25 +5424,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
