@@ -7,11 +7,7 @@ export const seasonRoutes = resourceRoutes({
   noun: 'season',
   path: '/api/crop/season',
   gluedDetailPath: true,
-  // The farm app's rule ("all read, owner write"), kept by the API for every client.
-  ownerOnlyWrites: true,
-  description:
-    'An empty or missing code is generated (unique in the tenant); status defaults to "Pending". ' +
-    'Everyone in the tenant reads seasons; only owners create, change or delete them (staff: 403).',
+  description: 'An empty or missing code is generated (unique in the tenant); status defaults to "Pending".',
   schemas: {
     item: Season,
     listItem: SeasonListItem,

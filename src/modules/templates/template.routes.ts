@@ -8,8 +8,6 @@ export const templateRoutes = resourceRoutes({
   noun: 'season template',
   path: '/api/template/season',
   gluedDetailPath: true,
-  // Like seasons: everyone reads templates, only owners add or delete them (staff: 403).
-  ownerOnlyWrites: true,
   envelope: 'data',
   schemas: { item: Template, create: TemplateCreate, query: TemplateQuery },
   service: templateService,

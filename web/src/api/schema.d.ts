@@ -2178,7 +2178,7 @@ export interface paths {
         put?: never;
         /**
          * Create a season
-         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. An empty or missing code is generated (unique in the tenant); status defaults to "Pending". Everyone in the tenant reads seasons; only owners create, change or delete them (staff: 403).
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. An empty or missing code is generated (unique in the tenant); status defaults to "Pending".
          */
         post: {
             parameters: {
@@ -2318,25 +2318,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2708,25 +2689,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -2798,25 +2760,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3187,25 +3130,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -3277,25 +3201,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9789,25 +9694,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -9994,25 +9880,6 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
                 404: {
                     headers: {
                         [name: string]: unknown;
@@ -10180,25 +10047,6 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: unknown[];
-                            meta: {
-                                errors?: {
-                                    field: string;
-                                    message: string;
-                                }[];
-                                message: string;
-                                status_code: number;
-                            };
-                        }[];
-                    };
-                };
-                /** @description The error shape */
-                403: {
                     headers: {
                         [name: string]: unknown;
                     };
