@@ -22,11 +22,9 @@ const en = {
   'nav.signed_in_as': 'Signed in as {name}',
   'state.loading': 'Loading…',
   'state.try_again': 'Try again',
-  'soon.body': 'This part of the farm app is coming soon.',
   'owner_only.title': 'Only owners can use {section}',
   'owner_only.body':
     'You are signed in as {name}, a staff member of {tenant}. Ask the farm owner if something here needs to change.',
-  'today.intro': 'Alerts, tasks and harvests of the day will be here.',
   'fielderror.https_required': 'The address must start with https:// so messages are sent encrypted.',
   'fielderror.url_invalid': 'This is not a web address. It should look like https://example.com/farm-events.',
   'fielderror.url_spaces': 'A web address cannot contain spaces.',
@@ -231,11 +229,9 @@ const vi: Record<MessageKey, string> = {
   'nav.signed_in_as': 'Đăng nhập: {name}',
   'state.loading': 'Đang tải…',
   'state.try_again': 'Thử lại',
-  'soon.body': 'Phần này của ứng dụng trang trại sắp ra mắt.',
   'owner_only.title': 'Chỉ chủ trang trại mới dùng được mục {section}',
   'owner_only.body':
     'Bạn đang đăng nhập với tên {name}, nhân viên của {tenant}. Hãy hỏi chủ trang trại nếu cần thay đổi gì ở đây.',
-  'today.intro': 'Cảnh báo, công việc và thu hoạch trong ngày sẽ hiện ở đây.',
   'fielderror.https_required': 'Địa chỉ phải bắt đầu bằng https:// để tin nhắn được gửi có mã hóa.',
   'fielderror.url_invalid': 'Đây không phải địa chỉ web. Địa chỉ có dạng https://example.com/su-kien.',
   'fielderror.url_spaces': 'Địa chỉ web không được có khoảng trắng.',

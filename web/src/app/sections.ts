@@ -23,8 +23,6 @@ export interface Section {
   children?: { path: string; page: PageModule }[];
 }
 
-const comingSoon: PageModule = () => import('../sections/placeholder/ComingSoon');
-
 export const SECTIONS: readonly Section[] = [
   {
     id: 'today',
