@@ -22,11 +22,14 @@ export function gzipSize(buffer) {
   return gzipSync(buffer, { level: 9 }).length;
 }
 
+/** Smaller files are sent as they are: a compressed copy would save next to nothing. */
+export const MIN_COMPRESSED_SIZE = 256;
+
 /** Writes <file>.br and <file>.gz beside every text file of dist that compression makes smaller. */
 export function precompress(dist) {
   let count = 0;
   for (const path of [...files(dist)]) {
-    if (!COMPRESSIBLE.test(path) || statSync(path).size < 256) continue;
+    if (!COMPRESSIBLE.test(path) || statSync(path).size < MIN_COMPRESSED_SIZE) continue;
     const raw = readFileSync(path);
     const gz = gzipSync(raw, { level: 9 });
     const br = brotliCompressSync(raw, {

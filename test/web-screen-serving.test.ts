@@ -1,7 +1,7 @@
 // Serving the built farm app under /manage/: files, cache headers, client routes,
 // and a clear answer when the screen has not been built.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -16,9 +16,10 @@ import { migrateToLatest } from '../src/platform/db/migrate.js';
 import { loggerOptions } from '../src/platform/http/logging.js';
 import { ensureWebBuilt, WEB_DIST_DIR } from './support/browser.js';
 
-// @ts-expect-error: a plain .mjs module of the build, without types
-const { FIRST_LOAD_BUDGET_BYTES, firstLoad } = (await import('../scripts/web-assets.mjs')) as {
+const webAssets = '../scripts/web-assets.mjs'; // a plain .mjs module of the build, without types
+const { FIRST_LOAD_BUDGET_BYTES, MIN_COMPRESSED_SIZE, firstLoad } = (await import(webAssets)) as {
   FIRST_LOAD_BUDGET_BYTES: number;
+  MIN_COMPRESSED_SIZE: number;
   firstLoad(dist: string): {
     gzip: number;
     brotli: number;
@@ -225,9 +226,11 @@ describe('the real build (web/dist)', () => {
     );
   });
 
-  it('has a brotli and a gzip copy beside every script and style', () => {
+  it('has a brotli and a gzip copy beside every script and style worth compressing', () => {
     const assets = join(WEB_DIST_DIR, 'assets');
-    for (const name of readdirSync(assets).filter((n) => /\.(js|css)$/.test(n))) {
+    const names = readdirSync(assets).filter((n) => /\.(js|css)$/.test(n));
+    assert.ok(names.some((n) => statSync(join(assets, n)).size >= MIN_COMPRESSED_SIZE));
+    for (const name of names.filter((n) => statSync(join(assets, n)).size >= MIN_COMPRESSED_SIZE)) {
       assert.ok(existsSync(join(assets, `${name}.br`)), `${name}.br`);
       assert.ok(existsSync(join(assets, `${name}.gz`)), `${name}.gz`);
     }

@@ -15,6 +15,7 @@ import {
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
 } from '../support/browser.js';
 import { makeUser } from '../support/factories.js';
 
@@ -24,14 +25,6 @@ const DESKTOP = { width: 1280, height: 800 };
 
 async function noViolations(page: Page) {
   assert.deepEqual(await accessibilityViolations(page), []);
-}
-
-/** Waits until the element with this id has the focus (a function: the page's CSP forbids eval). */
-async function waitForFocusOn(page: Page, id: string) {
-  await page.waitForFunction((wanted) => (globalThis as any).document.activeElement?.id === wanted, id, {
-    timeout: 15_000,
-    polling: 100,
-  });
 }
 
 describe('Account page [sqlite, chromium]', () => {
@@ -60,7 +53,7 @@ describe('Account page [sqlite, chromium]', () => {
       .locator('#account-email-error')
       .filter({ hasText: 'This is not an e-mail address.' })
       .waitFor();
-    await waitForFocusOn(page, 'account-email');
+    await waitForFocusedId(page, 'account-email');
     assert.equal(await page.getByLabel('E-mail (optional)').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Chi Le');
     await noViolations(page);
@@ -118,7 +111,7 @@ describe('Account page [sqlite, chromium]', () => {
     await page.getByRole('button', { name: 'Change password' }).click();
     const error = page.locator('#account-current-password-error');
     await error.filter({ hasText: 'This is not your current password.' }).waitFor();
-    await waitForFocusOn(page, 'account-current-password');
+    await waitForFocusedId(page, 'account-current-password');
     assert.equal(await page.getByLabel('Current password').getAttribute('aria-invalid'), 'true');
     assert.match(
       (await page.getByLabel('Current password').getAttribute('aria-describedby')) ?? '',
@@ -136,7 +129,7 @@ describe('Account page [sqlite, chromium]', () => {
     await page.getByLabel('New password again').fill('green valley tomato');
     await page.getByRole('button', { name: 'Change password' }).click();
     await page.locator('#account-repeat-password-error').filter({ hasText: 'not the same' }).waitFor();
-    await waitForFocusOn(page, 'account-repeat-password');
+    await waitForFocusedId(page, 'account-repeat-password');
     assert.equal(await error.count(), 0, 'the earlier refusal is gone');
 
     await page.getByLabel('New password again').fill('green valley tomatoes');

@@ -14,6 +14,8 @@ import {
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
+  waitInPage,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
 
@@ -42,14 +44,6 @@ async function paintedPixels(page: Page, selector: string): Promise<number> {
     for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
     return painted;
   })()`)) as number;
-}
-
-async function waitForFocusedId(page: Page, id: string): Promise<void> {
-  // A function, not a string: the page's CSP forbids the eval a polled string predicate needs.
-  await page.waitForFunction((wanted) => (globalThis as any).document.activeElement?.id === wanted, id, {
-    timeout: 15_000,
-    polling: 100,
-  });
 }
 
 async function noViolations(page: Page, state: string): Promise<void> {
@@ -166,13 +160,14 @@ describe('Sensors section [sqlite, chromium]', () => {
     const checkNumbers = async (bucket: string) => {
       const points = (await series(bucket)) as { min: number; avg: number; max: number; count: number }[];
       const rows = temperature.locator('table.numbers-table tbody tr');
-      await page.waitForFunction(
+      await waitInPage(
+        page,
         (n) =>
           (globalThis as any).document
             .querySelector('.reading-chart')
             ?.querySelectorAll('table.numbers-table tbody tr').length === n,
         points.length,
-        { polling: 100 },
+        `${points.length} rows in the numbers table`,
       );
       const averages = await rows.locator('td:nth-child(3)').allTextContents();
       assert.deepEqual(

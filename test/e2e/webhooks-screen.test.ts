@@ -21,6 +21,8 @@ import {
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
+  waitInPage,
 } from '../support/browser.js';
 import { TestDatabase } from '../support/databases.js';
 import { makeTenant, type TestTenant } from '../support/factories.js';
@@ -252,10 +254,7 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     );
     assert.equal(await url.getAttribute('aria-invalid'), 'true');
     // The focus moves to the field.
-    await page.waitForFunction(`document.activeElement?.id === 'endpoint-url'`, undefined, {
-      timeout: 30_000,
-      polling: 100,
-    });
+    await waitForFocusedId(page, 'endpoint-url');
     await s.screenshot('10-private-url-refused');
     assert.deepEqual(await accessibilityViolations(page), []);
 
@@ -390,10 +389,11 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
       .filter({ hasText: `Delivery ${deliveryId} queued again.` })
       .waitFor();
     // The Redeliver button goes while the delivery is queued: the focus moves to its row's Details.
-    await page.waitForFunction(
-      `document.activeElement?.getAttribute('aria-controls') === 'delivery-${deliveryId}'`,
-      undefined,
-      { timeout: 30_000, polling: 100 },
+    await waitInPage(
+      page,
+      (controls) => (globalThis as any).document.activeElement?.getAttribute('aria-controls') === controls,
+      `delivery-${deliveryId}`,
+      `the focus on the Details of delivery ${deliveryId}`,
     );
     await row.getByText('Succeeded').waitFor();
     const requests = await receiver.waitForRequests(before + 1);

@@ -255,28 +255,62 @@ export async function focused(page: Page): Promise<{ tag: string; id: string; te
 }
 
 /**
+ * Polls `predicate` in the page every 100 ms until it answers true, or fails after `timeoutMs`.
+ * Each poll is one page.evaluate (a DevTools call, which the page's CSP allows), never
+ * page.waitForFunction, whose polling evaluates the predicate with eval inside the page and so
+ * trips the app's CSP (script-src 'self') as an uncaught EvalError. A poll cut short by a
+ * navigation (the document it ran in went away) is simply tried again.
+ */
+export async function waitInPage<A>(
+  page: Page,
+  predicate: (arg: A) => boolean,
+  arg: A,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await page.evaluate(predicate as (arg: any) => boolean, arg)) return;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`waited ${timeoutMs} ms for ${what}${last ? ` (${String(last)})` : ''}`);
+}
+
+/**
  * Waits until the focus is on a `tag` element whose text is (or matches) `text`; focus moves after a
  * render, which a loaded machine may delay by seconds.
  */
 export async function waitForFocus(page: Page, tag: string, text: string | RegExp): Promise<void> {
   const pattern = typeof text === 'string' ? `^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$` : text.source;
-  const check = `(() => { const e = document.activeElement; return !!e && e.tagName === ${JSON.stringify(
-    tag.toUpperCase(),
-  )} && new RegExp(${JSON.stringify(pattern)}).test((e.textContent || '').trim()); })()`;
-  const deadline = Date.now() + 30_000;
-  let last: unknown;
-  // A wait cut short by the page itself (a navigation replaces the document it runs in) is tried
-  // again until the deadline; only the deadline fails.
-  while (Date.now() < deadline) {
-    try {
-      await page.waitForFunction(check, undefined, { timeout: deadline - Date.now(), polling: 100 });
-      return;
-    } catch (err) {
-      last = err;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+  try {
+    await waitInPage(
+      page,
+      ({ tag, pattern }) => {
+        const e = (globalThis as any).document.activeElement;
+        return !!e && e.tagName === tag && new RegExp(pattern).test((e.textContent || '').trim());
+      },
+      { tag: tag.toUpperCase(), pattern },
+      `the focus on ${tag} "${text}"`,
+    );
+  } catch {
+    assert.fail(`focus on ${tag} "${text}", found ${JSON.stringify(await focused(page))}`);
   }
-  assert.fail(`focus on ${tag} "${text}", found ${JSON.stringify(await focused(page))} (${String(last)})`);
+}
+
+/** Waits until the element with this id has the focus. */
+export async function waitForFocusedId(page: Page, id: string, timeoutMs = 30_000): Promise<void> {
+  await waitInPage(
+    page,
+    (wanted) => (globalThis as any).document.activeElement?.id === wanted,
+    id,
+    `the focus on #${id}`,
+    timeoutMs,
+  );
 }
 
 /** Sideways overflow of the page in pixels (0 or less: it fits the window). */
