@@ -508,7 +508,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -520,6 +523,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -541,6 +546,15 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -607,7 +621,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -669,6 +686,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1178,7 +1214,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1190,6 +1229,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1199,6 +1240,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -1248,6 +1298,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -1272,6 +1324,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1344,6 +1398,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1372,7 +1445,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1453,6 +1529,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1729,7 +1824,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1741,6 +1839,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1766,6 +1866,15 @@ export interface paths {
                             status: boolean;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -1815,6 +1924,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -1856,6 +1967,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1925,6 +2038,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1953,7 +2085,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1996,6 +2131,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2391,7 +2545,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -2403,6 +2560,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2476,6 +2635,15 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The error shape */
                 401: {
                     headers: {
@@ -2524,6 +2692,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -2588,6 +2758,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2704,6 +2876,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2732,7 +2923,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -2775,6 +2969,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2832,7 +3045,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -2844,6 +3060,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2917,6 +3135,15 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The error shape */
                 401: {
                     headers: {
@@ -2965,6 +3192,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -3029,6 +3258,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3145,6 +3376,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3173,7 +3423,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3216,6 +3469,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3465,7 +3737,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3477,6 +3752,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3490,6 +3767,15 @@ export interface paths {
                             parent_id: number;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -3539,6 +3825,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -3566,6 +3854,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3623,6 +3913,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3651,7 +3960,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3694,6 +4006,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3928,7 +4259,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3940,6 +4274,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3948,6 +4284,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -3997,6 +4342,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -4019,6 +4366,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4071,6 +4420,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4099,7 +4467,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -4142,6 +4513,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4513,7 +4903,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -4525,6 +4918,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4583,6 +4978,15 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The error shape */
                 401: {
                     headers: {
@@ -4631,6 +5035,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -4676,6 +5082,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4796,6 +5204,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4824,7 +5251,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -4886,6 +5316,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5126,7 +5575,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5138,6 +5590,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5147,6 +5601,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -5196,6 +5659,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -5220,6 +5685,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5273,6 +5740,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5301,7 +5787,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5344,6 +5833,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5648,7 +6156,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5660,6 +6171,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5685,6 +6198,15 @@ export interface paths {
                             tenant_id: number;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -5734,6 +6256,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -5773,6 +6297,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5861,6 +6387,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5889,7 +6434,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5970,6 +6518,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6230,7 +6797,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Batch id */
                     id: number;
@@ -6242,6 +6812,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6279,6 +6851,15 @@ export interface paths {
                             updated_at: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -6712,7 +7293,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Alert id */
                     id: number;
@@ -6724,6 +7308,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6767,6 +7353,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -7173,7 +7768,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -7185,6 +7783,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7213,6 +7813,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -7262,6 +7871,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -7292,6 +7903,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7364,6 +7977,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7392,7 +8024,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -7435,6 +8070,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8171,7 +8825,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8183,6 +8840,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8209,6 +8868,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -8258,6 +8926,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -8292,6 +8962,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8362,6 +9034,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8390,7 +9081,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8433,6 +9127,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8709,7 +9422,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8721,6 +9437,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8735,6 +9453,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -8784,6 +9511,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -8815,6 +9544,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8892,6 +9623,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8920,7 +9670,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8982,6 +9735,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9237,7 +10009,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9249,6 +10024,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9263,6 +10040,15 @@ export interface paths {
                             status: number;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -9312,6 +10098,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -9343,6 +10131,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9401,6 +10191,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9429,7 +10238,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9472,6 +10284,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9749,7 +10580,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9761,6 +10595,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9784,6 +10620,15 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -9834,7 +10679,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9877,6 +10725,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9934,7 +10801,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9946,6 +10816,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9969,6 +10841,15 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -10019,7 +10900,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -10062,6 +10946,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10582,7 +11485,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -10594,6 +11500,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10612,6 +11520,15 @@ export interface paths {
                             username: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -10661,6 +11578,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -10696,6 +11615,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10777,6 +11698,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10805,7 +11745,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -10867,6 +11810,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11043,7 +12005,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11055,6 +12020,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11088,13 +12055,25 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
             };
         };
         /** Change the url, events or description of a webhook endpoint */
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11118,6 +12097,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11151,6 +12132,25 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
             };
         };
         post?: never;
@@ -11158,7 +12158,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11176,6 +12179,25 @@ export interface paths {
                         "application/json": {
                             message: string;
                             status_code: number;
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
                         }[];
                     };
                 };
@@ -11737,7 +12759,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -11749,6 +12774,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11758,6 +12785,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -11807,6 +12843,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -11831,6 +12869,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11903,6 +12943,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11931,7 +12990,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -12012,6 +13074,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
