@@ -3,6 +3,7 @@
 // its write, on both databases (two PUTs racing with the same If-Match: one wins).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cropService } from '../src/modules/crops/crop.service.js';
 import { entityTag, writeIfMatch } from '../src/platform/resource/etag.js';
 import { client, startTestApp, type TestApp } from './support/app.js';
@@ -154,44 +155,52 @@ forEachDialect('optimistic concurrency', (database) => {
       for (let round = 0; round < 5; round++) {
         const path = `/api/crop/crop/${await newCrop(`Race${round}`)}`;
         const tag = await etagOf(owner, path);
+        // Two writers each round; six in the last.
+        const skus = round < 4 ? ['left', 'right'] : ['a', 'b', 'c', 'd', 'e', 'f'];
         const answers = await Promise.all(
-          ['left', 'right'].map((sku) => owner.put(path, { json: { sku }, headers: { 'if-match': tag } })),
+          skus.map((sku) => owner.put(path, { json: { sku }, headers: { 'if-match': tag } })),
         );
         const statuses = answers.map((res) => res.status).sort();
-        assert.deepEqual(statuses, [200, 412], `round ${round}: ${answers.map((a) => a.text).join(' | ')}`);
+        const expected = [200, ...skus.slice(1).map(() => 412)];
+        assert.deepEqual(statuses, expected, `round ${round}: ${answers.map((a) => a.text).join(' | ')}`);
         const winner = answers.find((res) => res.status === 200);
         assert.equal(winner?.headers.get('etag'), await etagOf(owner, path));
       }
     });
 
-    it('answers 412 when another write lands between the read and the write of the check', async () => {
-      // The competing write commits after the check read the record and before the checked write:
-      // the checked write must see it and refuse (PostgreSQL: its transaction is run again).
+    it('holds the record from the check to its write: another writer waits, then sees the new version', async () => {
       const id = await newCrop('Between');
       const ctx = { scope: { db: t.database.db, tenantId: farm.id }, clock: t.clock, user: ownerUser() };
-      const before = entityTag(await cropService.get(ctx, id));
-      let reads = 0;
-      const attempt = writeIfMatch(
-        ctx,
-        before,
-        async (tx) => {
+      const tag = entityTag(await cropService.get(ctx, id));
+      let competing: Promise<unknown> | undefined;
+      let competingDone = false;
+      await writeIfMatch(ctx, tag, {
+        lock: (tx) => cropService.lock(tx, id),
+        read: async (tx) => {
           const record = await cropService.get(tx, id);
-          if (reads++ === 0 && database.dialect === 'postgres') {
-            await t.database.db.updateTable('crops').set({ sku: 'sneaked' }).where('id', '=', id).execute();
-          }
+          // A plain write (no If-Match) of the same record, started after the check read it.
+          competing = cropService.update(ctx, id, { sku: 'competing' }).then(() => {
+            competingDone = true;
+          });
+          await sleep(150);
           return record;
         },
-        (tx) => cropService.update(tx, id, { sku: 'checked' }),
+        write: async (tx) => {
+          assert.equal(competingDone, false, 'the other write waits for the checked one');
+          return cropService.update(tx, id, { sku: 'checked' });
+        },
+      });
+      await competing;
+      assert.equal(((await cropService.get(ctx, id)) as { sku: string }).sku, 'competing');
+      // And a checked write that comes second sees the version the first one left: 412.
+      await assert.rejects(
+        writeIfMatch(ctx, tag, {
+          lock: (tx) => cropService.lock(tx, id),
+          read: (tx) => cropService.get(tx, id),
+          write: (tx) => cropService.update(tx, id, { sku: 'late' }),
+        }),
+        (err: { status?: number }) => err.status === 412,
       );
-      if (database.dialect === 'postgres') {
-        await assert.rejects(attempt, (err: { status?: number }) => err.status === 412);
-        assert.equal(((await cropService.get(ctx, id)) as { sku: string }).sku, 'sneaked');
-      } else {
-        // SQLite: the transaction holds the one write lock from its start, so no write can land
-        // in between; the checked write goes through.
-        await attempt;
-        assert.equal(((await cropService.get(ctx, id)) as { sku: string }).sku, 'checked');
-      }
     });
   });
 
@@ -216,6 +225,29 @@ forEachDialect('optimistic concurrency', (database) => {
       assertErrorShape((await owner.delete(path, { headers: { 'if-match': '"stale"' } })).body, 412);
       const done = await owner.delete(path, { headers: { 'if-match': await etagOf(owner, path) } });
       assert.equal(done.status, 200);
+    });
+  });
+
+  describe('under load', () => {
+    it('checked deletes and changes go through while records of the same table are created', async () => {
+      // Creating and deleting records update the same per-table count row; a checked write must
+      // wait for it, never fail for it.
+      const ids: number[] = [];
+      for (let i = 0; i < 10; i++) ids.push(await newCrop(`Load${i}`));
+      const tags = await Promise.all(ids.map((id) => etagOf(owner, `/api/crop/crop/${id}`)));
+      const answers = await Promise.all([
+        ...Array.from({ length: 30 }, (_, i) =>
+          owner.post('/api/crop/crop', { json: { name: `New${i}`, crop_type: g.cropType } }),
+        ),
+        ...ids.map((id, i) => {
+          const headers = { 'if-match': tags[i] as string };
+          return i % 2 === 0
+            ? owner.delete(`/api/crop/crop/${id}`, { headers })
+            : owner.put(`/api/crop/crop/${id}`, { json: { sku: 'loaded' }, headers });
+        }),
+      ]);
+      const failed = answers.filter((res) => res.status >= 300).map((res) => res.text);
+      assert.deepEqual(failed, []);
     });
   });
 

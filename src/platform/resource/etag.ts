@@ -1,12 +1,12 @@
 // Optimistic concurrency for the resource routes (RFC 9110 §8.8.3, §13.1): a record's version is a
 // hash of its detail as the service presents it, sent as a strong ETag. If-None-Match on a detail
-// answers 304; If-Match on PUT and DELETE compares with the record read in the write's own
-// transaction, so a check and its write cannot be split by another writer (see docs/decisions.md).
+// answers 304; If-Match on PUT and DELETE compares with the record read under its row lock in the
+// write's own transaction, so no other writer comes between a check and its write
+// (docs/decisions.md).
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TProperties, Type } from 'typebox';
-import { isPostgresDb } from '../db/database.js';
-import type { Scope } from '../db/scope.js';
+import { inTransaction } from '../db/scope.js';
 import { AppError } from '../errors.js';
 import type { RequestContext } from './context.js';
 
@@ -52,48 +52,27 @@ export function ifMatchHolds(header: string | string[] | undefined, tag: string)
 
 export const preconditionFailed = () => new AppError('http.precondition_failed', 412);
 
-/** Serialization failures and deadlocks of PostgreSQL: the transaction is run again. */
-const RETRIED_CODES = new Set(['40001', '40P01']);
-const MAX_ATTEMPTS = 10;
-
-function isRetriedFailure(err: unknown): boolean {
-  for (let depth = 0, current = err; depth < 5 && typeof current === 'object' && current !== null; depth++) {
-    if (RETRIED_CODES.has((current as { code?: unknown }).code as string)) return true;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /**
- * A write under If-Match: reads the record (`read`, the detail), compares its tag with the header
- * and only then writes (`write`, the service's own update or delete, which joins this transaction).
- * A missing record stays the read's 404. SQLite transactions begin immediate, so writers take
- * turns. On PostgreSQL the transaction is REPEATABLE READ: a write to a row that another
- * transaction changed after this one read it fails with a serialization error, and the whole
- * request runs again, reading the new version, which then no longer matches: 412.
+ * A write under If-Match, in one transaction: holds the record's row (`lock`), reads the record
+ * (`read`, the detail), compares its tag with the header, and only then writes (`write`, the
+ * service's own update or delete, which joins the transaction). Another writer of the row waits
+ * until this one commits and then sees the new version; a missing record stays the read's 404.
  */
-export async function writeIfMatch<R>(
+export function writeIfMatch<R>(
   ctx: RequestContext,
   ifMatch: string | string[],
-  read: (tx: RequestContext) => Promise<unknown>,
-  write: (tx: RequestContext) => Promise<R>,
+  steps: {
+    lock: (tx: RequestContext) => Promise<void>;
+    read: (tx: RequestContext) => Promise<unknown>;
+    write: (tx: RequestContext) => Promise<R>;
+  },
 ): Promise<R> {
-  const attempt = async (scope: Scope): Promise<R> => {
+  return inTransaction(ctx.scope, async (scope) => {
     const tx: RequestContext = { ...ctx, scope };
-    if (!ifMatchHolds(ifMatch, entityTag(await read(tx)))) throw preconditionFailed();
-    return write(tx);
-  };
-  const { db, tenantId } = ctx.scope;
-  if (db.isTransaction) return attempt(ctx.scope);
-  const postgres = isPostgresDb(db);
-  for (let n = 1; ; n++) {
-    try {
-      const transaction = postgres ? db.transaction().setIsolationLevel('repeatable read') : db.transaction();
-      return await transaction.execute((trx) => attempt({ db: trx, tenantId }));
-    } catch (err) {
-      if (!postgres || n >= MAX_ATTEMPTS || !isRetriedFailure(err)) throw err;
-    }
-  }
+    await steps.lock(tx);
+    if (!ifMatchHolds(ifMatch, entityTag(await steps.read(tx)))) throw preconditionFailed();
+    return steps.write(tx);
+  });
 }
 
 const ETAG_DESCRIPTION = "The record's version: a strong entity tag that changes whenever the record does";
@@ -133,11 +112,25 @@ export function answerETag(request: FastifyRequest, reply: FastifyReply, record:
   return ifNoneMatch !== undefined && noneMatchHits(ifNoneMatch, tag);
 }
 
+/** The operations of a resource's service that If-Match uses. */
+export interface ConditionalService<Id> {
+  get?(ctx: RequestContext, id: Id): Promise<unknown>;
+  lock?(ctx: RequestContext, id: Id): Promise<void>;
+  update?(ctx: RequestContext, id: Id, input: never): Promise<unknown>;
+  remove?(ctx: RequestContext, id: Id): Promise<void>;
+}
+
 /**
- * What If-Match adds to a resource's PUT and DELETE when it has a detail to compare with (`get`):
- * the header, the 412 answer, and the write, checked when the request sends the header.
+ * What If-Match adds to a resource's PUT and DELETE when it has a detail to compare with: the
+ * header, the 412 answer, and the write, checked when the request sends the header. A service
+ * with a detail and a write must hold the record's row (`lock`), or the check could be split from
+ * the write: that is a mistake found when the routes are registered.
  */
-export function ifMatchSupport<Id>(get: ((ctx: RequestContext, id: Id) => Promise<unknown>) | undefined) {
+export function ifMatchSupport<Id>(noun: string, service: ConditionalService<Id>) {
+  const { get, lock } = service;
+  if (get && !lock && (service.update || service.remove)) {
+    throw new Error(`The ${noun} service reads and writes records but has no lock(ctx, id) for If-Match`);
+  }
   const headers: TProperties = get ? { 'if-match': Type.Optional(IfMatchHeader) } : {};
   return {
     headers,
@@ -147,10 +140,10 @@ export function ifMatchSupport<Id>(get: ((ctx: RequestContext, id: Id) => Promis
       ctx: RequestContext,
       id: Id,
       write: (tx: RequestContext) => Promise<R>,
-    ): Promise<R> {
+    ) {
       const header = request.headers['if-match'];
-      if (header === undefined || get === undefined) return write(ctx);
-      return writeIfMatch(ctx, header, (tx) => get(tx, id), write);
+      if (header === undefined || !get || !lock) return write(ctx);
+      return writeIfMatch(ctx, header, { lock: (tx) => lock(tx, id), read: (tx) => get(tx, id), write });
     },
   };
 }

@@ -95,6 +95,8 @@ export interface ResourceDefinition<
     /** A list without paging: no query, no paging headers, every record the service gives. */
     listAll?(ctx: RequestContext): Promise<unknown[]>;
     get?(ctx: RequestContext, id: Static<IdField>): Promise<unknown>;
+    /** Holds the record's row in the caller's transaction, for If-Match (etag.ts); needed with get and a write. */
+    lock?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
     create?(ctx: RequestContext, input: Static<Create>): Promise<{ id: Static<IdField> }>;
     update?(ctx: RequestContext, id: Static<IdField>, input: Static<Update>): Promise<unknown>;
     remove?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
@@ -186,7 +188,7 @@ export function resourceRoutes<
     }
 
     const get = service.get;
-    const ifMatch = ifMatchSupport(get);
+    const ifMatch = ifMatchSupport(noun, service);
     const detailPaths = [`${path}/:id`, ...(def.gluedDetailPath ? [`${path}:id(^\\d+$)`] : [])];
     for (const [index, detailPath] of detailPaths.entries()) {
       // The form without the slash (`/api/crop/season7`) is the same operation, documented as such.
