@@ -19,6 +19,7 @@ const en = {
   'http.route_not_found': 'There is no {method} {path}',
   'http.method_not_allowed': 'Method {method} is not allowed here; allowed: {allowed}',
   'http.conflict': 'This conflicts with an existing record',
+  'http.precondition_failed': 'The record changed since you read it; read it again',
   'http.body_too_large': 'The request body is larger than {limit} bytes',
   'http.unsupported_media_type':
     'Content type {type} is not supported; send application/json or application/x-www-form-urlencoded',
@@ -107,6 +108,7 @@ const vi: Record<MessageKey, string> = {
   'http.route_not_found': 'Không có {method} {path}',
   'http.method_not_allowed': 'Phương thức {method} không được phép ở đây; cho phép: {allowed}',
   'http.conflict': 'Dữ liệu bị trùng với một bản ghi đã có',
+  'http.precondition_failed': 'Bản ghi đã thay đổi kể từ lúc bạn đọc; hãy đọc lại',
   'http.body_too_large': 'Nội dung yêu cầu lớn hơn {limit} byte',
   'http.unsupported_media_type':
     'Kiểu nội dung {type} không được hỗ trợ; hãy gửi application/json hoặc application/x-www-form-urlencoded',

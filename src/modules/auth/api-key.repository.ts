@@ -1,6 +1,7 @@
 // API keys (`fk_…`) of integrations and gateways: stored as the SHA-256 of the key, listed by
 // name and prefix, revoked rather than deleted (a revoked key is never answered again).
 import type { Selectable } from 'kysely';
+import { isPostgresDb } from '../../platform/db/database.js';
 import { preparedQuery } from '../../platform/db/prepared.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { ApiKeysTable, Db } from '../../platform/db/types.js';
@@ -31,6 +32,17 @@ export async function findApiKey(scope: Scope, id: number): Promise<ApiKeyRow | 
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
+}
+
+/** Holds a live key's row until the caller's transaction ends (PostgreSQL; SQLite's writers take turns). */
+export async function lockApiKey(scope: Scope, id: number): Promise<void> {
+  if (!isPostgresDb(scope.db)) return;
+  await selectScoped(scope, 'api_keys')
+    .select('id')
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .forNoKeyUpdate()
+    .execute();
 }
 
 /** Revokes a key; false when there is none. Every process stops accepting it at once. */

@@ -14,6 +14,7 @@ import {
   findLiveApiKey,
   insertApiKey,
   listApiKeys,
+  lockApiKey,
   revokeApiKey,
   touchApiKey,
 } from './api-key.repository.js';
@@ -80,6 +81,7 @@ export const apiKeyService = {
     });
     return { ...present(row), key };
   },
+  lock: (ctx: RequestContext, id: number) => lockApiKey(ctx.scope, id),
   async remove(ctx: RequestContext, id: number) {
     if (!(await revokeApiKey(ctx.scope, id, ctx.clock.now()))) throw notFound();
   },

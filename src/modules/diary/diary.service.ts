@@ -237,6 +237,7 @@ const tasks = recordService<
 export const taskService = {
   list: (ctx: RequestContext, query: PageQuery & Static<typeof TaskQuery>) => tasks.list(ctx, query),
   get: tasks.get,
+  lock: tasks.lock,
   create: tasks.create,
 
   async update(ctx: RequestContext, id: number, input: Static<typeof TaskUpdate>): Promise<unknown> {

@@ -1,5 +1,6 @@
 // IoT devices: create, change and delete them, and hear from them (a heartbeat; every accepted
 // reading is one too, see reading.service.ts).
+import { lockLive } from '../../platform/db/records.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
@@ -109,6 +110,7 @@ async function removeDevice(ctx: RequestContext, id: number): Promise<void> {
 export const deviceService = {
   list: listDeviceAnswers,
   get: (ctx: RequestContext, id: number) => deviceAnswer(ctx.scope, id),
+  lock: (ctx: RequestContext, id: number) => lockLive(ctx.scope, 'iot_devices', id),
   create: createDevice,
   update: changeDevice,
   remove: removeDevice,

@@ -1,5 +1,6 @@
 // Threshold rules: each aims at one device or every device of a zone. A changed condition starts
 // the rule's alert state afresh.
+import { lockLive } from '../../platform/db/records.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
@@ -117,6 +118,7 @@ async function removeRule(ctx: RequestContext, id: number): Promise<void> {
 export const ruleService = {
   list: listRuleAnswers,
   get: (ctx: RequestContext, id: number) => getRule(ctx.scope, id),
+  lock: (ctx: RequestContext, id: number) => lockLive(ctx.scope, 'iot_rules', id),
   create: createRule,
   update: changeRule,
   remove: removeRule,

@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { Clock } from '../../platform/clock.js';
-import { listLive } from '../../platform/db/records.js';
+import { listLive, lockLive } from '../../platform/db/records.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { conflict, type FieldError, notFound, validationFailed } from '../../platform/errors.js';
 import type { PageQuery, RequestContext } from '../../platform/resource/context.js';
@@ -147,6 +147,7 @@ export const userResourceService = {
     return { items: rows.map((row) => presentUser(ctx, row)), total, hasNext };
   },
   get: getUser,
+  lock: (ctx: RequestContext, id: number) => lockLive(ctx.scope, 'users', id),
   async create(ctx: RequestContext, input: Static<typeof UserCreate>) {
     const row = await createUser(ctx, ctx.scope, { ...input, role: input.role ?? 'staff' });
     return presentUser(ctx, row);

@@ -23,6 +23,7 @@ import {
   getWebhookEndpoint,
   listWebhookDeliveries,
   listWebhookEndpoints,
+  lockWebhookEndpoint,
   redeliver,
   removeWebhookEndpoint,
   rotateWebhookSecret,
@@ -72,6 +73,7 @@ function webhookResource(deps: WebhookDeps) {
     service: {
       listAll: (ctx) => listWebhookEndpoints(ctx.scope),
       get: (ctx, id) => getWebhookEndpoint(ctx.scope, id),
+      lock: (ctx, id) => lockWebhookEndpoint(ctx.scope, id),
       create: (ctx, input) => createWebhookEndpoint(deps, ctx.scope, input),
       update: (ctx, id, input) => changeWebhookEndpoint(deps, ctx.scope, id, input),
       remove: (ctx, id) => removeWebhookEndpoint(ctx.scope, id),

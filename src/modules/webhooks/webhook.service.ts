@@ -236,6 +236,11 @@ export async function changeWebhookEndpoint(
   return toEndpoint(updated, await logOf(scope, updated));
 }
 
+/** Holds an endpoint's row until the caller's transaction ends (PostgreSQL): If-Match and its write. */
+export async function lockWebhookEndpoint(scope: Scope, id: string): Promise<void> {
+  await findEndpointForUpdate(scope, id);
+}
+
 export async function removeWebhookEndpoint(scope: Scope, id: string): Promise<void> {
   const row = await requireEndpoint(scope, id);
   await deleteEndpoint(scope, row.id);

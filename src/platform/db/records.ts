@@ -265,6 +265,21 @@ export async function findLive<T extends RecordTable>(
   return asRows<T>(await query.all(scope.db, { tenantId: scope.tenantId, id }))[0];
 }
 
+/**
+ * Holds a live record's row until the caller's transaction ends: on PostgreSQL FOR NO KEY UPDATE,
+ * so its other writers wait while records that refer to it do not. SQLite's transactions begin
+ * immediate and take turns already.
+ */
+export async function lockLive(scope: Scope, table: RecordTable, id: number): Promise<void> {
+  if (!isPostgresDb(scope.db)) return;
+  await selectRecords(scope, table)
+    .select(`${table}.id`)
+    .where(`${table}.id`, '=', id)
+    .where(`${table}.deleted_at`, 'is', null)
+    .forNoKeyUpdate()
+    .execute();
+}
+
 /** Rows by id for nesting in answers (soft-deleted ones too: an answer still names what it points at). */
 export async function findByIds<T extends RecordTable>(
   scope: Scope,

@@ -6,6 +6,7 @@ import {
   findLive,
   insertRecord,
   listLive,
+  lockLive,
   type RecordColumns,
   type RecordTable,
   type RequestColumns,
@@ -81,6 +82,9 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     },
 
     get,
+
+    /** Holds the record's row for the rest of the caller's transaction (an If-Match check and its write). */
+    lock: (ctx: RequestContext, id: number) => lockLive(ctx.scope, spec.table, id),
 
     create(ctx: RequestContext, input: Create): Promise<{ id: number }> {
       return guarded(() =>

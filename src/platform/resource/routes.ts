@@ -12,6 +12,7 @@ import { requireOwner } from '../http/auth.js';
 import { translate } from '../i18n.js';
 import { Confirmation, errorAnswers } from './answers.js';
 import type { PageQuery, RequestContext } from './context.js';
+import { answerETag, DetailReadHeaders, entityTag, ifMatchSupport, NotModified, withETag } from './etag.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './input.js';
 import { type ListAnswer, listQuery, PAGING_DESCRIPTION, pageAnswer } from './paging.js';
 import { IdParams, idOf, type ResourceDeps, type ResourceRoute, requestContext } from './request.js';
@@ -94,6 +95,8 @@ export interface ResourceDefinition<
     /** A list without paging: no query, no paging headers, every record the service gives. */
     listAll?(ctx: RequestContext): Promise<unknown[]>;
     get?(ctx: RequestContext, id: Static<IdField>): Promise<unknown>;
+    /** Holds the record's row in the caller's transaction, for If-Match (etag.ts); needed with get and a write. */
+    lock?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
     create?(ctx: RequestContext, input: Static<Create>): Promise<{ id: Static<IdField> }>;
     update?(ctx: RequestContext, id: Static<IdField>, input: Static<Update>): Promise<unknown>;
     remove?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
@@ -184,12 +187,13 @@ export function resourceRoutes<
       );
     }
 
+    const get = service.get;
+    const ifMatch = ifMatchSupport(noun, service);
     const detailPaths = [`${path}/:id`, ...(def.gluedDetailPath ? [`${path}:id(^\\d+$)`] : [])];
     for (const [index, detailPath] of detailPaths.entries()) {
       // The form without the slash (`/api/crop/season7`) is the same operation, documented as such.
       const alt = index > 0 ? ` Same as ${path}/{id}.` : def.gluedDetailPath ? ` Also at ${path}{id}.` : '';
-      if (service.get) {
-        const get = service.get;
+      if (get) {
         app.get(
           detailPath,
           {
@@ -201,13 +205,18 @@ export function resourceRoutes<
                 description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
               }),
               params,
+              headers: DetailReadHeaders,
               response: {
-                200: docs.get?.answer ?? detailSchema,
+                200: withETag(docs.get?.answer ?? detailSchema),
+                304: NotModified,
                 ...errorAnswers(...(docs.get?.errors ?? readErrors([401, 404]))),
               },
             },
           },
-          async (request) => detail(await get(context(request), recordId(request))),
+          async (request, reply) => {
+            const record = await get(context(request), recordId(request));
+            return answerETag(request, reply, record) ? reply.code(304).send() : detail(record);
+          },
         );
       }
 
@@ -231,27 +240,34 @@ export function resourceRoutes<
               }),
               params,
               body: schemas.update,
-              ...(answersRecord
-                ? {}
-                : {
-                    headers: Type.Object({
+              headers: Type.Object({
+                ...(answersRecord
+                  ? {}
+                  : {
                       prefer: Type.Optional(
                         Type.String({ description: 'return=representation for the record' }),
                       ),
                     }),
-                  }),
+                ...ifMatch.headers,
+              }),
               response: {
-                200:
+                200: withETag(
                   docs.update?.answer ??
-                  (answersRecord
-                    ? detailSchema
-                    : Type.Array(Type.Union([Confirmation, schemas.item]), { maxItems: 1 })),
-                ...errorAnswers(...(docs.update?.errors ?? writeErrors)),
+                    (answersRecord
+                      ? detailSchema
+                      : Type.Array(Type.Union([Confirmation, schemas.item]), { maxItems: 1 })),
+                ),
+                ...errorAnswers(...(docs.update?.errors ?? writeErrors), ...ifMatch.errors),
               },
             },
           },
           async (request, reply) => {
-            const record = await update(context(request), recordId(request), request.body as Static<Update>);
+            const id = recordId(request);
+            const input = request.body as Static<Update>;
+            const record = await ifMatch.write(request, context(request), id, (ctx) =>
+              update(ctx, id, input),
+            );
+            if (get) reply.header('etag', entityTag(record));
             if (answersRecord) return detail(record);
             if (wantsRepresentation(request)) {
               reply.header('preference-applied', 'return=representation');
@@ -276,14 +292,16 @@ export function resourceRoutes<
                 description: `Soft delete (extension): the record leaves lists and details.${alt}`,
               }),
               params,
+              headers: Type.Object(ifMatch.headers),
               response: {
                 200: docs.remove?.answer ?? Type.Array(Confirmation, { maxItems: 1 }),
-                ...errorAnswers(...(docs.remove?.errors ?? writeErrors)),
+                ...errorAnswers(...(docs.remove?.errors ?? writeErrors), ...ifMatch.errors),
               },
             },
           },
           async (request) => {
-            await remove(context(request), recordId(request));
+            const id = recordId(request);
+            await ifMatch.write(request, context(request), id, (ctx) => remove(ctx, id));
             return [{ status_code: 0, message: translate('http.deleted', request.language) }];
           },
         );

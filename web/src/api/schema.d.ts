@@ -508,7 +508,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -520,6 +523,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -541,6 +546,15 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -607,7 +621,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -669,6 +686,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1178,7 +1214,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1190,6 +1229,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1199,6 +1240,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -1248,6 +1298,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -1272,6 +1324,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1344,6 +1398,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1372,7 +1445,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1453,6 +1529,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1729,7 +1824,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1741,6 +1839,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1766,6 +1866,15 @@ export interface paths {
                             status: boolean;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -1815,6 +1924,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -1856,6 +1967,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1925,6 +2038,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1953,7 +2085,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -1996,6 +2131,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2395,7 +2549,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -2407,6 +2564,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2480,6 +2639,15 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The error shape */
                 401: {
                     headers: {
@@ -2528,6 +2696,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -2592,6 +2762,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2708,6 +2880,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2736,7 +2927,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -2779,6 +2973,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2836,7 +3049,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -2848,6 +3064,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2921,6 +3139,15 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The error shape */
                 401: {
                     headers: {
@@ -2969,6 +3196,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -3033,6 +3262,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3149,6 +3380,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3177,7 +3427,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3220,6 +3473,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3469,7 +3741,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3481,6 +3756,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3494,6 +3771,15 @@ export interface paths {
                             parent_id: number;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -3543,6 +3829,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -3570,6 +3858,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3627,6 +3917,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -3655,7 +3964,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3698,6 +4010,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3932,7 +4263,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -3944,6 +4278,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3952,6 +4288,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -4001,6 +4346,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -4023,6 +4370,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4075,6 +4424,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4103,7 +4471,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -4146,6 +4517,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4517,7 +4907,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -4529,6 +4922,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4587,6 +4982,15 @@ export interface paths {
                         }[];
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description The error shape */
                 401: {
                     headers: {
@@ -4635,6 +5039,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -4680,6 +5086,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -4800,6 +5208,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4828,7 +5255,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -4890,6 +5320,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5130,7 +5579,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5142,6 +5594,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5151,6 +5605,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -5200,6 +5663,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -5224,6 +5689,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5277,6 +5744,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5305,7 +5791,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5348,6 +5837,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5652,7 +6160,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5664,6 +6175,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5689,6 +6202,15 @@ export interface paths {
                             tenant_id: number;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -5738,6 +6260,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -5777,6 +6301,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -5865,6 +6391,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5893,7 +6438,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -5974,6 +6522,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6234,7 +6801,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Batch id */
                     id: number;
@@ -6246,6 +6816,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6283,6 +6855,15 @@ export interface paths {
                             updated_at: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -6716,7 +7297,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Alert id */
                     id: number;
@@ -6728,6 +7312,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -6771,6 +7357,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -7177,7 +7772,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -7189,6 +7787,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7217,6 +7817,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -7266,6 +7875,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -7296,6 +7907,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -7368,6 +7981,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -7396,7 +8028,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -7439,6 +8074,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8175,7 +8829,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8187,6 +8844,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8213,6 +8872,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -8262,6 +8930,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -8296,6 +8966,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8366,6 +9038,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8394,7 +9085,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8437,6 +9131,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8713,7 +9426,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8725,6 +9441,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8739,6 +9457,15 @@ export interface paths {
                             zone_id: number | null;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -8788,6 +9515,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -8819,6 +9548,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -8896,6 +9627,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -8924,7 +9674,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -8986,6 +9739,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9241,7 +10013,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9253,6 +10028,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9267,6 +10044,15 @@ export interface paths {
                             status: number;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -9316,6 +10102,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -9347,6 +10135,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9405,6 +10195,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9433,7 +10242,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9476,6 +10288,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9753,7 +10584,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9765,6 +10599,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9788,6 +10624,15 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -9838,7 +10683,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9881,6 +10729,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9938,7 +10805,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -9950,6 +10820,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -9973,6 +10845,15 @@ export interface paths {
                             };
                         };
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -10023,7 +10904,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -10066,6 +10950,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10586,7 +11489,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -10598,6 +11504,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10616,6 +11524,15 @@ export interface paths {
                             username: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -10665,6 +11582,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -10700,6 +11619,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -10781,6 +11702,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -10809,7 +11749,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -10871,6 +11814,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11047,7 +12009,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11059,6 +12024,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11092,13 +12059,25 @@ export interface paths {
                         };
                     };
                 };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
             };
         };
         /** Change the url, events or description of a webhook endpoint */
         put: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11122,6 +12101,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11155,6 +12136,25 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
             };
         };
         post?: never;
@@ -11162,7 +12162,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11180,6 +12183,25 @@ export interface paths {
                         "application/json": {
                             message: string;
                             status_code: number;
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
                         }[];
                     };
                 };
@@ -11741,7 +12763,10 @@ export interface paths {
         get: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -11753,6 +12778,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11762,6 +12789,15 @@ export interface paths {
                             name: string;
                         }[];
                     };
+                };
+                /** @description Not Modified: If-None-Match names the current version; no body */
+                304: {
+                    headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
                 };
                 /** @description The error shape */
                 401: {
@@ -11811,6 +12847,8 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
                     /** @description return=representation for the record */
                     prefer?: string;
                 };
@@ -11835,6 +12873,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description The record's version: a strong entity tag that changes whenever the record does */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -11907,6 +12947,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -11935,7 +12994,10 @@ export interface paths {
         delete: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                    "if-match"?: string;
+                };
                 path: {
                     /** @description Record id */
                     id: number;
@@ -12016,6 +13078,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                412: {
                     headers: {
                         [name: string]: unknown;
                     };
