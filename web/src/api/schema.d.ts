@@ -49,11 +49,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -115,11 +122,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -134,11 +148,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -153,11 +174,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -227,11 +255,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -246,11 +281,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -265,11 +307,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -332,11 +381,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -351,11 +407,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -422,11 +485,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -441,11 +511,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -460,11 +537,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -479,11 +563,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -551,11 +642,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -570,11 +668,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -589,11 +694,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -638,11 +750,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -657,11 +776,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -676,11 +802,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -695,11 +828,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1011,11 +1151,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1030,11 +1177,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1089,11 +1243,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1108,11 +1269,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1127,11 +1295,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1146,11 +1321,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1209,11 +1391,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1228,11 +1417,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1295,11 +1491,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1314,11 +1517,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1333,11 +1543,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1352,11 +1569,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1403,11 +1627,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1422,11 +1653,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1441,11 +1679,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1460,11 +1705,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1548,11 +1800,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1567,11 +1826,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1659,11 +1925,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1678,11 +1951,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1697,11 +1977,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1776,11 +2063,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1795,11 +2089,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1895,11 +2196,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1914,11 +2222,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1933,11 +2248,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1984,11 +2306,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2003,11 +2332,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2022,11 +2358,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2140,11 +2483,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2159,11 +2509,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2321,11 +2678,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2340,11 +2704,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2359,11 +2730,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2485,11 +2863,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2504,11 +2889,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2674,11 +3066,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2693,11 +3092,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2712,11 +3118,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2763,11 +3176,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2782,11 +3202,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2801,11 +3228,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2926,11 +3360,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2945,11 +3386,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3115,11 +3563,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3134,11 +3589,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3153,11 +3615,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3204,11 +3673,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3223,11 +3699,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3242,11 +3725,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3310,11 +3800,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3329,11 +3826,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3395,11 +3899,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3414,11 +3925,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3433,11 +3951,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3500,11 +4025,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3519,11 +4051,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3593,11 +4132,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3612,11 +4158,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3631,11 +4184,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3682,11 +4242,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3701,11 +4268,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3720,11 +4294,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3783,11 +4364,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3802,11 +4390,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3858,11 +4453,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3877,11 +4479,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3896,11 +4505,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3958,11 +4574,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3977,11 +4600,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4041,11 +4671,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4060,11 +4697,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4079,11 +4723,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4130,11 +4781,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4149,11 +4807,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4168,11 +4833,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4296,11 +4968,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4315,11 +4994,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4443,11 +5129,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4462,11 +5155,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4481,11 +5181,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4592,11 +5299,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4611,11 +5325,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4747,11 +5468,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4766,11 +5494,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4785,11 +5520,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4804,11 +5546,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4855,11 +5604,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4874,11 +5630,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4893,11 +5656,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4912,11 +5682,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4978,11 +5755,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4997,11 +5781,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5056,11 +5847,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5075,11 +5873,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5094,11 +5899,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5157,11 +5969,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5176,11 +5995,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5243,11 +6069,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5262,11 +6095,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5281,11 +6121,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5332,11 +6179,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5351,11 +6205,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5370,11 +6231,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5450,11 +6318,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5469,11 +6344,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5559,11 +6441,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5578,11 +6467,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5597,11 +6493,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5616,11 +6519,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5695,11 +6605,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5714,11 +6631,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5812,11 +6736,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5831,11 +6762,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5850,11 +6788,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5869,11 +6814,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5920,11 +6872,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5939,11 +6898,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5958,11 +6924,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5977,11 +6950,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6070,11 +7050,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6089,11 +7076,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6182,11 +7176,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6201,11 +7202,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6289,11 +7297,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6308,11 +7323,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6403,11 +7425,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6422,11 +7451,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6441,11 +7477,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6460,11 +7503,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6534,11 +7584,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6553,11 +7610,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6662,11 +7726,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6681,11 +7752,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6777,11 +7855,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6796,11 +7881,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6897,11 +7989,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6916,11 +8015,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7000,11 +8106,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7019,11 +8132,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7103,11 +8223,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7122,11 +8249,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7141,11 +8275,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7223,11 +8364,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7242,11 +8390,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7334,11 +8489,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7353,11 +8515,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7372,11 +8541,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7423,11 +8599,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7442,11 +8625,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7461,11 +8651,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7543,11 +8740,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7562,11 +8766,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7581,11 +8792,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7663,11 +8881,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7682,11 +8907,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7701,11 +8933,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7793,11 +9032,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7812,11 +9058,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7896,11 +9149,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7915,11 +9175,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7997,11 +9264,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8016,11 +9290,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8101,11 +9382,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8120,11 +9408,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8139,11 +9434,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8219,11 +9521,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8238,11 +9547,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8332,11 +9648,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8351,11 +9674,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8370,11 +9700,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8421,11 +9758,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8440,11 +9784,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8459,11 +9810,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8530,11 +9888,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8549,11 +9914,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8620,11 +9992,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8639,11 +10018,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8658,11 +10044,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8677,11 +10070,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8745,11 +10145,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8764,11 +10171,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8843,11 +10257,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8862,11 +10283,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8881,11 +10309,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8900,11 +10335,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8951,11 +10393,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8970,11 +10419,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8989,11 +10445,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9008,11 +10471,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9077,11 +10547,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9096,11 +10573,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9167,11 +10651,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9186,11 +10677,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9205,11 +10703,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9273,11 +10778,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9292,11 +10804,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9371,11 +10890,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9390,11 +10916,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9409,11 +10942,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9460,11 +11000,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9479,11 +11026,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9498,11 +11052,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9582,11 +11143,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9601,11 +11169,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9679,11 +11254,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9698,11 +11280,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9717,11 +11306,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9794,11 +11390,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9813,11 +11416,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9865,11 +11475,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9884,11 +11501,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9903,11 +11527,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9979,11 +11610,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9998,11 +11636,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10050,11 +11695,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10069,11 +11721,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10088,11 +11747,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10299,11 +11965,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10318,11 +11991,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10394,11 +12074,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10413,11 +12100,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10493,11 +12187,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10512,11 +12213,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10531,11 +12239,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10550,11 +12265,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10622,11 +12344,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10641,11 +12370,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10728,11 +12464,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10747,11 +12490,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10766,11 +12516,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10785,11 +12542,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10836,11 +12600,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10855,11 +12626,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10874,11 +12652,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10893,11 +12678,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11570,11 +13362,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11589,11 +13388,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11648,11 +13454,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11667,11 +13480,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11686,11 +13506,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11705,11 +13532,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11768,11 +13602,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11787,11 +13628,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11854,11 +13702,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11873,11 +13728,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11892,11 +13754,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11911,11 +13780,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11962,11 +13838,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11981,11 +13864,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12000,11 +13890,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12019,11 +13916,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
