@@ -56,6 +56,8 @@ forEachDialect('error answers', (database) => {
         'The request path is not valid percent-encoding: a % must be followed by two hexadecimal digits of UTF-8',
       );
     }
+    const bearer = await send('GET', '/api/crop/crop/%ZZ', [`Authorization: Bearer ${token}`]);
+    assertFailure(bearer, 400, 'bad_url_encoding', 'with a Bearer token');
     const vi = await send('GET', '/api/crop/crop/%ZZ', ['Accept-Language: vi']);
     assert.match(assertFailure(vi, 400, 'bad_url_encoding', 'vi').message, /^Đường dẫn/);
   });
