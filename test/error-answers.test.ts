@@ -3,7 +3,7 @@
 // deep, a body too large), and no answer echoes the token sent in its query.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import type { ErrorCode } from '../src/platform/errors.js';
+import { ERROR_CODES, type ErrorCode } from '../src/platform/errors.js';
 import { client, request, startTestApp, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from './support/factories.js';
@@ -182,6 +182,24 @@ forEachDialect('error answers', (database) => {
     const confirm = `/api/harvest/batches/${batch.body[0].id}/confirm`;
     assert.equal((await c.post(confirm)).status, 200);
     assertFailure(await send('POST', confirm), 409, 'harvest_already_confirmed', 'confirmed twice');
+  });
+
+  it('answers too many failed logins with 429 too_many_requests and Retry-After', async () => {
+    const json = ['Content-Type: application/json'];
+    const body = JSON.stringify({ tenantcode: farm.code, username: 'guesser', password: 'wrong' });
+    let answer = await send('POST', '/api/auth/login', json, body);
+    for (let i = 0; i < 20 && answer.status === 200; i++)
+      answer = await send('POST', '/api/auth/login', json, body);
+    assertFailure(answer, 429, 'too_many_requests', 'login');
+    assert.match(answer.headers['retry-after'] ?? '', /^\d+$/);
+  });
+
+  it('documents meta.code with every code in the OpenAPI error answers', async () => {
+    const openapi = (await request(t.url, 'GET', '/openapi.json')).body;
+    const answer = openapi.paths['/api/crop/crop'].get.responses['401'].content['application/json'].schema;
+    const code = answer.items.properties.meta.properties.code;
+    assert.deepEqual([...code.enum].sort(), Object.keys(ERROR_CODES).sort());
+    assert.ok(answer.items.properties.meta.required.includes('code'));
   });
 
   it('keeps the wrong-credentials answer of the original service exactly', async () => {
