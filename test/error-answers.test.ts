@@ -85,6 +85,11 @@ forEachDialect('error answers', (database) => {
     }
   });
 
+  it('answers headers larger than the server reads with 431 headers_too_large', async () => {
+    const answer = await send('GET', '/api/crop/crop', [`X-Large: ${'a'.repeat(20_000)}`]);
+    assertFailure(answer, 431, 'headers_too_large', 'large headers');
+  });
+
   it('answers 415 unsupported_media_type to any body that is neither JSON nor form, login too', async () => {
     for (const path of ['/api/crop/crop', '/api/auth/login']) {
       for (const type of [
