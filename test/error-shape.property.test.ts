@@ -106,6 +106,7 @@ const requestArbitrary = fc.record({
   path: fc.oneof(fc.constant(Buffer.alloc(0)), urlPart),
   query: urlPart,
   tokenFirst: fc.boolean(),
+  bearer: fc.boolean(),
   headers: fc.array(header, { maxLength: 2 }),
   body: fc.option(
     fc.oneof(
@@ -148,6 +149,7 @@ forEachDialect('error shape under random bytes', (database) => {
             Buffer.from(' HTTP/1.1'),
           ]),
           Buffer.from('Host: furrow.test'),
+          ...(r.bearer ? [Buffer.from(`Authorization: Bearer ${token}`)] : []),
           ...r.headers.map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `), value])),
         ];
         if (r.body !== undefined) lines.push(Buffer.from(`Content-Length: ${Buffer.byteLength(r.body)}`));
@@ -155,7 +157,7 @@ forEachDialect('error shape under random bytes', (database) => {
           lines.flatMap((line, i) => (i === 0 ? [line] : [Buffer.from('\r\n'), line])),
         );
         const answer = await rawRequest(t.url, head, r.body ?? '');
-        const label = JSON.stringify(head.toString('latin1').replace(token, '<token>')).slice(0, 400);
+        const label = JSON.stringify(head.toString('latin1').replaceAll(token, '<token>')).slice(0, 400);
         seen.set(answer.status, (seen.get(answer.status) ?? 0) + 1);
         assert.ok(answer.status >= 200 && answer.status < 500, `${label}: ${answer.raw.slice(0, 500)}`);
         assert.ok(!answer.raw.includes(token), `${label} echoes the token: ${answer.raw.slice(0, 500)}`);
@@ -163,6 +165,7 @@ forEachDialect('error shape under random bytes', (database) => {
       }),
       { numRuns: RUNS },
     );
+    // FURROW_PROPERTY_STATUSES=1 prints how the answers spread over statuses.
     if (process.env.FURROW_PROPERTY_STATUSES)
       process.stdout.write(`# statuses ${JSON.stringify([...seen])}\n`);
     // The runs reached both the framework's refusals and the routes behind them.
