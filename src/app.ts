@@ -24,7 +24,11 @@ import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 import { registerAuth } from './platform/http/auth.js';
-import { installErrorHandling } from './platform/http/error-handler.js';
+import {
+  answerClientError,
+  answerFrameworkError,
+  installErrorHandling,
+} from './platform/http/error-handler.js';
 import { registerInputChecks } from './platform/http/input-checks.js';
 import {
   parseQueryString,
@@ -63,6 +67,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: deps.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true, querystringParser: parseQueryString },
     requestIdHeader: false,
+    // The framework's own failures (a path it cannot decode, a request Node cannot parse) answer in
+    // the error shape too, never echoing the URL.
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
     genReqId: (req) => {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();

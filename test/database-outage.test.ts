@@ -87,6 +87,7 @@ function assertErrorShape503(answer: { status: number; body: any; retryAfter: st
     `${what}: ${JSON.stringify(answer.body)}`,
   );
   assert.equal(answer.body[0].meta.status_code, 503);
+  assert.equal(answer.body[0].meta.code, 'database_unavailable', what);
   assert.deepEqual(answer.body[0].data, []);
   assert.match(answer.body[0].meta.message, /database/i);
   assert.ok(!JSON.stringify(answer.body).includes(DB_PASSWORD), 'the password leaked into an answer');

@@ -2,10 +2,11 @@
 // for fields that may not be null are 422s naming the field, and nothing is written.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { MAX_JSON_BODY_DEPTH } from '../src/platform/http/lenient-input.js';
 import { client, startTestApp, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant } from './support/factories.js';
-import { type Client, type Graph, invalidFields, seedGraph } from './support/resources.js';
+import { assertErrorShape, type Client, type Graph, invalidFields, seedGraph } from './support/resources.js';
 
 /** `[[[…"x"…]]]` nested `depth` levels, built as text (JSON.stringify would recurse). */
 const nested = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
@@ -29,9 +30,12 @@ forEachDialect('resource input edges', (database) => {
   it('refuses season arrays nested too deeply, sent as JSON or as a JSON string', async () => {
     const before = (await c.get(`/api/crop/season/${g.season}`)).body[0];
     for (const field of ['manufacturers', 'vendors', 'attach_files']) {
-      const asJson = await putRaw(`/api/crop/season/${g.season}`, `{"${field}":${nested(20_000)}}`);
+      const asJson = await putRaw(`/api/crop/season/${g.season}`, `{"${field}":${nested(40)}}`);
       assert.equal(asJson.status, 422, asJson.text);
       assert.deepEqual(invalidFields(asJson.body), [field]);
+      // Past the body's own limit the JSON is not even read.
+      const past = await putRaw(`/api/crop/season/${g.season}`, `{"${field}":${nested(20_000)}}`);
+      assertErrorShape(past.body, 400, 'json_too_deep');
       // Within the 100 KB a JSON string may hold.
       const text = JSON.stringify(nested(45_000));
       const asString = await putRaw(`/api/crop/season/${g.season}`, `{"${field}":${text}}`);
@@ -54,9 +58,24 @@ forEachDialect('resource input edges', (database) => {
   });
 
   it('refuses any body field nested too deeply, naming it', async () => {
-    const res = await putRaw(`/api/crop/crop/${g.crop}`, `{"name":${nested(50_000)}}`);
+    const res = await putRaw(`/api/crop/crop/${g.crop}`, `{"name":${nested(MAX_JSON_BODY_DEPTH - 1)}}`);
     assert.equal(res.status, 422, res.text);
     assert.deepEqual(invalidFields(res.body), ['name']);
+  });
+
+  it('answers 400 json_too_deep for a body nested past its limit, before reading it', async () => {
+    for (const body of [
+      `{"name":${nested(MAX_JSON_BODY_DEPTH)}}`,
+      `{"name":${nested(50_000)}}`,
+      nested(100_000),
+      `${'{"a":'.repeat(5_000)}1${'}'.repeat(5_000)}`,
+    ]) {
+      const res = await putRaw(`/api/crop/crop/${g.crop}`, body);
+      assert.match(assertErrorShape(res.body, 400, 'json_too_deep').message, /deeper than 64 levels/);
+    }
+    // Brackets inside strings are text, not nesting.
+    const text = await c.post('/api/crop/crop', { json: { name: `${'['.repeat(200)}\\"{` } });
+    assert.equal(text.status, 201, text.text);
   });
 
   it('refuses images whose elements are not all strings', async () => {

@@ -64,6 +64,20 @@ describe('slow and idle clients', () => {
       assert.match(String(answer), /^(HTTP\/1\.1 408|$)/);
     }
     assert.ok(answers.some((a) => String(a).startsWith('HTTP/1.1 408')));
+    // In the error shape, with its code.
+    for (const answer of answers.filter((a) => String(a).startsWith('HTTP/1.1 408'))) {
+      const body = JSON.parse(String(answer).slice(String(answer).indexOf('\r\n\r\n') + 4));
+      assert.deepEqual(body, [
+        {
+          meta: {
+            status_code: 408,
+            message: 'The request was not received in time',
+            code: 'request_timeout',
+          },
+          data: [],
+        },
+      ]);
+    }
     // Meanwhile and after, complete requests are served.
     assert.equal((await request(t.url, 'GET', '/healthz')).status, 200);
   });

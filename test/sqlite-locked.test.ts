@@ -38,6 +38,7 @@ describe('SQLite locked by another process', () => {
             status_code: 503,
             message:
               'The database is unavailable: another process holds its write lock; try again in 5 seconds',
+            code: 'database_unavailable',
           },
           data: [],
         },

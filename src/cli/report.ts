@@ -20,7 +20,7 @@ export async function reportFailure(err: unknown): Promise<number> {
     const fields = err.fieldErrors
       .map((f) => `  - ${f.field} ${translate(f.message, 'en', f.params)}`)
       .join('\n');
-    process.stderr.write(`${translate(err.code, 'en', err.params)}${fields ? `\n${fields}` : ''}\n`);
+    process.stderr.write(`${translate(err.messageKey, 'en', err.params)}${fields ? `\n${fields}` : ''}\n`);
     return 1;
   }
   process.stderr.write(`furrow: ${(err as Error)?.message ?? String(err)}\n`);

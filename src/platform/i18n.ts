@@ -1,5 +1,6 @@
 // One message catalogue. English by default, Vietnamese for clients that ask for it.
-// Clients never need to parse these texts: status codes and field names carry the meaning.
+// Clients never need to parse these texts: status codes, `meta.code` (errors.ts) and field names
+// carry the meaning.
 
 export type Language = 'en' | 'vi';
 export const LANGUAGES: readonly Language[] = ['en', 'vi'];
@@ -23,6 +24,15 @@ const en = {
   'http.body_too_large': 'The request body is larger than {limit} bytes',
   'http.unsupported_media_type':
     'Content type {type} is not supported; send application/json or application/x-www-form-urlencoded',
+  'http.content_type_missing':
+    'The request has a body but no Content-Type; send application/json or application/x-www-form-urlencoded',
+  'http.bad_url_encoding':
+    'The request path is not valid percent-encoding: a % must be followed by two hexadecimal digits of UTF-8',
+  'http.bad_request_line':
+    'The request could not be read: its path, query or headers hold characters that must be percent-encoded (as UTF-8)',
+  'http.json_too_deep': 'The request body nests arrays and objects deeper than {limit} levels',
+  'http.request_timeout': 'The request was not received in time',
+  'http.headers_too_large': 'The request headers are too large',
   'http.validation_failed': 'The given data was invalid',
   'http.rate_limited': 'Too many requests; try again in {seconds} seconds',
   'http.internal': 'Internal server error',
@@ -112,6 +122,15 @@ const vi: Record<MessageKey, string> = {
   'http.body_too_large': 'Nội dung yêu cầu lớn hơn {limit} byte',
   'http.unsupported_media_type':
     'Kiểu nội dung {type} không được hỗ trợ; hãy gửi application/json hoặc application/x-www-form-urlencoded',
+  'http.content_type_missing':
+    'Yêu cầu có nội dung nhưng không có Content-Type; hãy gửi application/json hoặc application/x-www-form-urlencoded',
+  'http.bad_url_encoding':
+    'Đường dẫn của yêu cầu không được mã hóa phần trăm đúng: sau % phải là hai chữ số thập lục phân của UTF-8',
+  'http.bad_request_line':
+    'Không đọc được yêu cầu: đường dẫn, tham số hoặc tiêu đề chứa ký tự phải được mã hóa phần trăm (theo UTF-8)',
+  'http.json_too_deep': 'Nội dung yêu cầu lồng mảng và đối tượng sâu hơn {limit} cấp',
+  'http.request_timeout': 'Yêu cầu không được gửi đến kịp thời',
+  'http.headers_too_large': 'Tiêu đề của yêu cầu quá lớn',
   'http.validation_failed': 'Dữ liệu không hợp lệ',
   'http.rate_limited': 'Quá nhiều yêu cầu; vui lòng thử lại sau {seconds} giây',
   'http.internal': 'Lỗi máy chủ',

@@ -1,6 +1,7 @@
 // Helpers for the resource tests: a graph of reference records created through the API, the
 // error-shape check, and key sets of the specification's tables.
 import assert from 'node:assert/strict';
+import { ERROR_CODES, type ErrorCode, isErrorCode } from '../../src/platform/errors.js';
 import type { client } from './app.js';
 
 export type Client = ReturnType<typeof client>;
@@ -63,19 +64,26 @@ export async function seedGraph(c: Client): Promise<Graph> {
   };
 }
 
-/** Asserts the API's error shape and answers its meta. */
+/**
+ * Asserts the API's error shape, a known machine code answered with its own status (and the one
+ * expected, when given), and answers its meta.
+ */
 export function assertErrorShape(
   body: unknown,
   status: number,
-): { status_code: number; message: string; errors?: { field: string; message: string }[] } {
+  code?: ErrorCode,
+): { status_code: number; message: string; code: ErrorCode; errors?: { field: string; message: string }[] } {
   assert.ok(Array.isArray(body), `error body is an array: ${JSON.stringify(body)}`);
   assert.equal(body.length, 1);
-  const [entry] = body as [{ meta: { status_code: number; message: string }; data: unknown }];
+  const [entry] = body as [{ meta: { status_code: number; message: string; code: unknown }; data: unknown }];
   assert.deepEqual(Object.keys(entry).sort(), ['data', 'meta']);
   assert.deepEqual(entry.data, []);
   assert.equal(entry.meta.status_code, status);
   assert.equal(typeof entry.meta.message, 'string');
-  return entry.meta;
+  assert.ok(isErrorCode(entry.meta.code), `known meta.code: ${JSON.stringify(entry.meta)}`);
+  assert.equal(ERROR_CODES[entry.meta.code], status, `${entry.meta.code} is answered with its own status`);
+  if (code !== undefined) assert.equal(entry.meta.code, code, JSON.stringify(entry.meta));
+  return entry.meta as ReturnType<typeof assertErrorShape>;
 }
 
 /** The fields named by a 422, sorted. */

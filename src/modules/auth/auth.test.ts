@@ -6,7 +6,9 @@ import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test
 import { openDatabase } from '../../platform/db/database.js';
 import { sha256Hex } from '../../platform/ids.js';
 
-const TOKEN_ERROR = [{ meta: { message: 'Token has expired or is invalid', status_code: 401 }, data: [] }];
+const TOKEN_ERROR = [
+  { meta: { message: 'Token has expired or is invalid', status_code: 401, code: 'token_invalid' }, data: [] },
+];
 const BAD_CREDENTIALS = { meta: { status_code: 1, message: 'The account or password is incorrect' } };
 
 forEachDialect('auth', (database) => {

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { DatabaseHandle } from '../../platform/db/database.js';
 import { unavailableReason } from '../../platform/db/unavailable.js';
+import { AppError } from '../../platform/errors.js';
 import { sendDatabaseUnavailable } from '../../platform/http/error-handler.js';
 import { sendError } from '../../platform/http/error-shape.js';
-import { translate } from '../../platform/i18n.js';
 
 const Status = Type.Object({ status: Type.String() });
 
@@ -40,7 +40,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
         const reason = unavailableReason(err);
         if (reason) return sendDatabaseUnavailable(request, reply, reason, err);
         request.log.error({ err }, 'readiness check failed');
-        return sendError(reply, 503, translate('http.unavailable', request.language));
+        return sendError(reply, new AppError('http.unavailable', 503));
       }
     },
   );

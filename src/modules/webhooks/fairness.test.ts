@@ -261,6 +261,7 @@ forEachDialect('fair delivery', (database) => {
           meta: {
             status_code: 429,
             message: `This endpoint already has 5 test messages waiting to be sent; try again in ${Math.ceil(TIMEOUT_MS / 1000)} seconds`,
+            code: 'too_many_requests',
           },
           data: [],
         },

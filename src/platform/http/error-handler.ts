@@ -1,10 +1,16 @@
-// The one error handler of the app: every failure leaves in the API's error shape, and a 5xx
-// never shows its internal message. A database that cannot serve now is a 503 with Retry-After.
+// The one error handler of the app: every failure leaves in the API's error shape with its machine
+// code, and a 5xx never shows its internal message. A database that cannot serve now is a 503 with
+// Retry-After. The framework's own failures go the same way: a path Fastify cannot decode
+// (frameworkErrors) and a request Node's HTTP parser refuses before Fastify sees it (clientError).
+// None of them echoes the URL, whose query may hold a token.
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RETRY_AFTER_SECONDS, type UnavailableReason, unavailableReason } from '../db/unavailable.js';
 import { AppError, type FieldError } from '../errors.js';
-import { type MessageKey, translate } from '../i18n.js';
-import { sendError } from './error-shape.js';
+import { languageFromAcceptLanguage, type MessageKey, translate } from '../i18n.js';
+import { errorBodyOf, sendError } from './error-shape.js';
 import { withInputProblems } from './input-checks.js';
 import { allowedMethods } from './method-not-allowed.js';
 
@@ -17,40 +23,29 @@ interface AjvError {
 
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-    if (error instanceof AppError) {
-      reply.headers(error.headers);
-      return sendError(
-        reply,
-        error.status,
-        translate(error.code, request.language, error.params),
-        error.fieldErrors,
-      );
-    }
+    if (error instanceof AppError) return sendError(reply, error);
     const fastifyError = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
     if (fastifyError.validation) {
       // A malformed path parameter (/api/crop/crop/abc) names no record: not found.
       if (fastifyError.validationContext === 'params')
-        return sendError(reply, 404, t(request, 'http.not_found'));
+        return sendError(reply, new AppError('http.not_found', 404));
+      const fieldErrors = fieldErrorsFromAjv(fastifyError.validation, fastifyError.validationContext);
       return sendError(
         reply,
-        422,
-        t(request, 'http.validation_failed'),
-        withInputProblems(
-          request,
-          fieldErrorsFromAjv(fastifyError.validation, fastifyError.validationContext),
-        ),
+        new AppError('http.validation_failed', 422, {}, withInputProblems(request, fieldErrors)),
       );
     }
     const known = knownFastifyError(fastifyError, request);
-    if (known) return sendError(reply, known.status, known.message);
+    if (known) return sendError(reply, known);
     const reason = unavailableReason(error);
     if (reason) return sendDatabaseUnavailable(request, reply, reason, error);
     const status = fastifyError.statusCode;
+    // Any other client error of the framework or a plugin: a plain 400, its own text never shown.
     if (status !== undefined && status >= 400 && status < 500) {
-      return sendError(reply, status, t(request, 'http.bad_request'));
+      return sendError(reply, new AppError('http.bad_request', 400));
     }
     request.log.error({ err: error }, 'unhandled error');
-    return sendError(reply, 500, t(request, 'http.internal'));
+    return sendError(reply, new AppError('http.internal', 500));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -60,12 +55,63 @@ export function installErrorHandling(app: FastifyInstance): void {
       reply.header('allow', allowed.join(', '));
       return sendError(
         reply,
-        405,
-        t(request, 'http.method_not_allowed', { method: request.method, allowed: allowed.join(', ') }),
+        new AppError('http.method_not_allowed', 405, { method: request.method, allowed: allowed.join(', ') }),
       );
     }
-    return sendError(reply, 404, t(request, 'http.route_not_found', { method: request.method, path }));
+    return sendError(reply, new AppError('http.route_not_found', 404, { method: request.method, path }));
   });
+}
+
+/**
+ * Fastify's `frameworkErrors`: a path it cannot percent-decode (`/api/crop/crop/%ZZ`), a path
+ * parameter over its length limit. Its own answer would echo the whole URL, token included. The
+ * request has been through no hook: its language and request id are set here.
+ */
+export function answerFrameworkError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  request.language = languageFromAcceptLanguage(request.headers['accept-language']) ?? 'en';
+  reply.header('x-request-id', request.id);
+  const answer =
+    error.code === 'FST_ERR_BAD_URL'
+      ? new AppError('http.bad_url_encoding', 400)
+      : error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+        ? new AppError('http.not_found', 404) // an id that long names no record
+        : new AppError('http.internal', 500);
+  if (answer.status >= 500) request.log.error({ err: error }, 'framework error');
+  sendError(reply, answer);
+}
+
+/**
+ * The server's `clientError`: Node's HTTP parser refused the request (raw non-ASCII bytes or
+ * control characters in the path, query or a header; a malformed request line), its headers were
+ * too large, or it did not arrive in time. No request exists yet, so the answer is written to the
+ * socket as Node would write its own, in the error shape (English: no header was read).
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const answer =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new AppError('http.request_timeout', 408)
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? new AppError('http.headers_too_large', 431)
+        : new AppError('http.bad_request_line', 400);
+  // Never write into the middle of an answer already under way on this connection.
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const body = JSON.stringify(errorBodyOf(answer, 'en'));
+    socket.write(
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${randomUUID()}\r\n` +
+        'Connection: close\r\n\r\n' +
+        body,
+    );
+  }
+  socket.destroy(error);
 }
 
 /**
@@ -83,14 +129,15 @@ export function sendDatabaseUnavailable(
     { reason, code: typeof code === 'string' ? code : undefined, error: String(message).slice(0, 200) },
     'database unavailable',
   );
-  reply.header('retry-after', String(RETRY_AFTER_SECONDS));
   return sendError(
     reply,
-    503,
-    t(request, 'db.unavailable', {
-      reason: t(request, `db.reason.${reason}`),
-      seconds: RETRY_AFTER_SECONDS,
-    }),
+    new AppError(
+      'db.unavailable',
+      503,
+      { reason: t(request, `db.reason.${reason}`), seconds: RETRY_AFTER_SECONDS },
+      [],
+      { 'retry-after': String(RETRY_AFTER_SECONDS) },
+    ),
   );
 }
 
@@ -98,34 +145,25 @@ function t(request: FastifyRequest, key: MessageKey, params: Record<string, stri
   return translate(key, request.language, params);
 }
 
-function knownFastifyError(
-  error: FastifyError,
-  request: FastifyRequest,
-): { status: number; message: string } | null {
+function knownFastifyError(error: FastifyError, request: FastifyRequest): AppError | null {
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return { status: 400, message: t(request, 'http.malformed_json') };
+      return new AppError('http.malformed_json', 400);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return {
-        status: 413,
-        message: t(request, 'http.body_too_large', { limit: request.routeOptions.bodyLimit }),
-      };
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('http.body_too_large', 413, { limit: request.routeOptions.bodyLimit });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const type = String(request.headers['content-type'] ?? '').trim();
+      return type === ''
+        ? new AppError('http.content_type_missing', 415)
+        : new AppError('http.unsupported_media_type', 415, { type: type.slice(0, 100) });
+    }
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE'
-        ? {
-            status: 415,
-            message: t(request, 'http.unsupported_media_type', {
-              type: String(request.headers['content-type'] ?? '').slice(0, 100),
-            }),
-          }
-        : { status: 400, message: t(request, 'http.bad_request') };
+      return new AppError('http.bad_request', 400);
   }
   // JSON.parse failures surface as SyntaxError with status 400.
-  if (error instanceof SyntaxError && error.statusCode === 400) {
-    return { status: 400, message: t(request, 'http.malformed_json') };
-  }
+  if (error instanceof SyntaxError && error.statusCode === 400)
+    return new AppError('http.malformed_json', 400);
   return null;
 }
 

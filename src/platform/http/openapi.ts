@@ -13,7 +13,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         description:
           'Farm management API: crops and livestock, crop types, product categories, production-diary tasks, ' +
           'seasons and season templates; IoT and harvest; webhook management. Errors use the shape ' +
-          '`[{meta: {status_code, message, errors?}, data: []}]`.',
+          '`[{meta: {status_code, message, code, errors?}, data: []}]`; `meta.code` is a stable machine ' +
+          'code (docs/errors.md lists every one).',
       },
       components: {
         securitySchemes: {

@@ -1,5 +1,6 @@
 // Answer schemas every resource shares: the error shape and the confirmation of an update or delete.
 import { Type } from 'typebox';
+import { ERROR_CODE_NAMES, type ErrorCode } from '../errors.js';
 
 export const Confirmation = Type.Object({
   status_code: Type.Integer({ description: '0: success' }),
@@ -9,8 +10,13 @@ export const Confirmation = Type.Object({
 export const ErrorAnswer = Type.Array(
   Type.Object({
     meta: Type.Object({
-      status_code: Type.Integer(),
-      message: Type.String(),
+      status_code: Type.Integer({ description: 'The HTTP status, repeated' }),
+      message: Type.String({ description: "For people, in the request's language; never parse it" }),
+      code: Type.Unsafe<ErrorCode>({
+        type: 'string',
+        enum: ERROR_CODE_NAMES,
+        description: 'Stable machine code of the failure: what a client branches on (docs/errors.md)',
+      }),
       errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
     }),
     data: Type.Array(Type.Unknown(), { maxItems: 0 }),

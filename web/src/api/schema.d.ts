@@ -49,11 +49,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -115,11 +122,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -134,11 +148,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -153,11 +174,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -227,11 +255,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -246,11 +281,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -265,11 +307,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -332,11 +381,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -351,11 +407,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -422,11 +485,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -441,11 +511,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -460,11 +537,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -479,11 +563,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -565,11 +656,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -584,11 +682,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -603,11 +708,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -655,11 +767,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -674,11 +793,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -693,11 +819,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -731,11 +864,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1047,11 +1187,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1066,11 +1213,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1125,11 +1279,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1144,11 +1305,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1163,11 +1331,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1182,11 +1357,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1259,11 +1441,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1278,11 +1467,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1349,11 +1545,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1368,11 +1571,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1387,11 +1597,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1425,11 +1642,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1479,11 +1703,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1498,11 +1729,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1517,11 +1755,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1536,11 +1781,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1643,11 +1895,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1662,11 +1921,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1754,11 +2020,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1773,11 +2046,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1792,11 +2072,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1885,11 +2172,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1904,11 +2198,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2008,11 +2309,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2027,11 +2335,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2065,11 +2380,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2119,11 +2441,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2138,11 +2467,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2176,11 +2512,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2298,11 +2641,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2317,11 +2667,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2479,11 +2836,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2498,11 +2862,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2517,11 +2888,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2657,11 +3035,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2676,11 +3061,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2850,11 +3242,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2869,11 +3268,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2907,11 +3313,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2961,11 +3374,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2980,11 +3400,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3018,11 +3445,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3157,11 +3591,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3176,11 +3617,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3350,11 +3798,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3369,11 +3824,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3407,11 +3869,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3461,11 +3930,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3480,11 +3956,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3518,11 +4001,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3586,11 +4076,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3605,11 +4102,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3671,11 +4175,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3690,11 +4201,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3709,11 +4227,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3790,11 +4315,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3809,11 +4341,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3887,11 +4426,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3906,11 +4452,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3944,11 +4497,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3998,11 +4558,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4017,11 +4584,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4055,11 +4629,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4118,11 +4699,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4137,11 +4725,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4193,11 +4788,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4212,11 +4814,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4231,11 +4840,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4307,11 +4923,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4326,11 +4949,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4394,11 +5024,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4413,11 +5050,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4451,11 +5095,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4505,11 +5156,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4524,11 +5182,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4562,11 +5227,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4690,11 +5362,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4709,11 +5388,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4837,11 +5523,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4856,11 +5549,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4875,11 +5575,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5000,11 +5707,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5019,11 +5733,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5159,11 +5880,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5178,11 +5906,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5197,11 +5932,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5235,11 +5977,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5289,11 +6038,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5308,11 +6064,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5327,11 +6090,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5365,11 +6135,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5431,11 +6208,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5450,11 +6234,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5509,11 +6300,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5528,11 +6326,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5547,11 +6352,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5624,11 +6436,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5643,11 +6462,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5714,11 +6540,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5733,11 +6566,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5771,11 +6611,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5825,11 +6672,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5844,11 +6698,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5882,11 +6743,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5962,11 +6830,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5981,11 +6856,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6071,11 +6953,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6090,11 +6979,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6109,11 +7005,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6128,11 +7031,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6221,11 +7131,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6240,11 +7157,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6342,11 +7266,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6361,11 +7292,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6380,11 +7318,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6418,11 +7363,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6472,11 +7424,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6491,11 +7450,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6510,11 +7476,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6529,11 +7502,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6641,11 +7621,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6660,11 +7647,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6753,11 +7747,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6772,11 +7773,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6874,11 +7882,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6893,11 +7908,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6988,11 +8010,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7007,11 +8036,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7026,11 +8062,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7045,11 +8088,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7119,11 +8169,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7138,11 +8195,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7247,11 +8311,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7266,11 +8337,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7376,11 +8454,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7395,11 +8480,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7496,11 +8588,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7515,11 +8614,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7599,11 +8705,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7618,11 +8731,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7702,11 +8822,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7721,11 +8848,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7740,11 +8874,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7836,11 +8977,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7855,11 +9003,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7951,11 +9106,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7970,11 +9132,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8008,11 +9177,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8062,11 +9238,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8081,11 +9264,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8119,11 +9309,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8201,11 +9398,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8220,11 +9424,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8239,11 +9450,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8321,11 +9539,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8340,11 +9565,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8359,11 +9591,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8451,11 +9690,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8470,11 +9716,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8554,11 +9807,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8573,11 +9833,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8655,11 +9922,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8674,11 +9948,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8759,11 +10040,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8778,11 +10066,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8797,11 +10092,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8891,11 +10193,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8910,11 +10219,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9008,11 +10324,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9027,11 +10350,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9065,11 +10395,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9119,11 +10456,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9138,11 +10482,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9176,11 +10527,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9247,11 +10605,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9266,11 +10631,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9337,11 +10709,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9356,11 +10735,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9375,11 +10761,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9394,11 +10787,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9476,11 +10876,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9495,11 +10902,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9578,11 +10992,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9597,11 +11018,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9616,11 +11044,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9654,11 +11089,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9708,11 +11150,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9727,11 +11176,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9746,11 +11202,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9784,11 +11247,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9853,11 +11323,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9872,11 +11349,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9943,11 +11427,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9962,11 +11453,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9981,11 +11479,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10063,11 +11568,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10082,11 +11594,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10165,11 +11684,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10184,11 +11710,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10222,11 +11755,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10276,11 +11816,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10295,11 +11842,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10333,11 +11887,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10417,11 +11978,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10436,11 +12004,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10514,11 +12089,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10533,11 +12115,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10552,11 +12141,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10643,11 +12239,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10662,11 +12265,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10717,11 +12327,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10736,11 +12353,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10774,11 +12398,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10864,11 +12495,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10883,11 +12521,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10938,11 +12583,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10957,11 +12609,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10995,11 +12654,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11206,11 +12872,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11225,11 +12898,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11301,11 +12981,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11320,11 +13007,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11400,11 +13094,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11419,11 +13120,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11438,11 +13146,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11457,11 +13172,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11543,11 +13265,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11562,11 +13291,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11653,11 +13389,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11672,11 +13415,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11691,11 +13441,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11729,11 +13486,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11783,11 +13547,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11802,11 +13573,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11821,11 +13599,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11859,11 +13644,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12596,11 +14388,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12615,11 +14414,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12674,11 +14480,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12693,11 +14506,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12712,11 +14532,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12731,11 +14558,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12808,11 +14642,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12827,11 +14668,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12898,11 +14746,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12917,11 +14772,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12936,11 +14798,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12974,11 +14843,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13028,11 +14904,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13047,11 +14930,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13066,11 +14956,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13085,11 +14982,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
