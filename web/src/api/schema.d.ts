@@ -845,11 +845,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1623,11 +1630,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1807,11 +1821,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2361,11 +2382,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2493,11 +2521,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3294,11 +3329,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3426,11 +3468,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3850,11 +3899,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3982,11 +4038,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4478,11 +4541,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4610,11 +4680,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5076,11 +5153,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5208,11 +5292,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5958,11 +6049,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6116,11 +6214,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6592,11 +6697,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6724,11 +6836,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7344,11 +7463,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7528,11 +7654,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9158,11 +9291,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9290,11 +9430,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10376,11 +10523,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10508,11 +10662,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11070,11 +11231,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11228,11 +11396,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11736,11 +11911,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11868,11 +12050,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12379,11 +12568,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12635,11 +12831,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13467,11 +13670,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13625,11 +13835,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13937,11 +14154,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13987,11 +14211,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -14824,11 +15055,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15008,11 +15246,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
