@@ -188,7 +188,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -368,7 +371,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -882,7 +888,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1050,7 +1059,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1587,7 +1599,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2179,7 +2194,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3349,7 +3367,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -3822,7 +3843,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4335,7 +4359,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5017,7 +5044,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5489,7 +5519,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6109,7 +6142,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6344,7 +6380,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Batch id */
                     id: number;
@@ -6832,7 +6871,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Alert id */
                     id: number;
@@ -7039,7 +7081,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7737,7 +7782,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7846,7 +7894,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8036,7 +8087,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8569,7 +8623,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9116,7 +9173,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9621,7 +9681,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10431,7 +10494,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10966,7 +11032,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11261,7 +11330,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Delivery id (msg_…) */
                     delivery_id: string;
@@ -11329,7 +11401,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11395,7 +11470,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11466,7 +11544,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -11607,7 +11688,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12118,7 +12202,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: never;
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
