@@ -265,6 +265,22 @@ forEachDialect('Idempotency-Key', (database) => {
     assert.equal(ok.status, 201, ok.text);
     const [row] = (await keyRows(farm.id)).filter((r) => r.idempotency_key === longest);
     assert.ok(row?.answer && !row.answer.includes('Header '), 'the kept body is not readable in the table');
+
+    // An API key is shown once: a retry shows it again, and the table never holds it in clear.
+    const key = randomUUID();
+    const made = await owner.post('/api/auth/api-keys', {
+      json: { name: 'Gateway', role: 'staff' },
+      ...keyed(key),
+    });
+    assert.equal(made.status, 201, made.text);
+    const again = await owner.post('/api/auth/api-keys', {
+      json: { name: 'Gateway', role: 'staff' },
+      ...keyed(key),
+    });
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.data.key, made.body.data.key);
+    const secret = String(made.body.data.key).slice(9);
+    assert.ok(!JSON.stringify(await keyRows(farm.id)).includes(secret), 'the API key is not stored in clear');
   });
 
   it('applies to POSTs of the API only: GET and login ignore it', async () => {

@@ -5,7 +5,7 @@
 // retry runs again. Login is left out: its answer is a fresh token, which is never stored in clear.
 // Requests without the header do no work here beyond reading it.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.js';
 import { claimIdempotencyKey, releaseIdempotencyKey, settleIdempotencyKey } from '../db/idempotency-keys.js';
 import type { Scope } from '../db/scope.js';
@@ -46,22 +46,33 @@ declare module 'fastify' {
   }
 }
 
-/** Whether a request is one the header applies to: an authenticated POST of the API. */
-function isKeyedRoute(request: FastifyRequest): boolean {
-  return (
-    request.method === 'POST' &&
-    request.routeOptions.url?.startsWith('/api/') === true &&
-    request.routeOptions.config.public !== true
-  );
+/** Whether a route takes the header: an authenticated POST of the API. */
+function isKeyedRoute(route: RouteOptions): boolean {
+  const methods = [route.method].flat();
+  return methods.includes('POST') && route.url.startsWith('/api/') && route.config?.public !== true;
 }
 
+/**
+ * Adds the key's steps to the routes that take it, so that other routes run no step of it at all:
+ * the claim as the last preHandler step (after the auth hook, the route's own checks and
+ * validation, before the handler), keeping the answer in onSend and giving the key back in
+ * onResponse when the request ended without an answer kept.
+ */
 export function registerIdempotency(app: FastifyInstance, deps: IdempotencyDeps): void {
   app.decorateRequest('idempotencyClaim', null);
+  const steps = idempotencySteps(deps);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (!isKeyedRoute(route)) return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), steps.claim];
+    route.onSend = [...[route.onSend ?? []].flat(), steps.keepAnswer];
+    route.onResponse = [...[route.onResponse ?? []].flat(), steps.releaseUnsettled];
+  });
+}
 
-  // preHandler: after the auth hook, the routes' own checks and validation, before the handler.
-  app.addHook('preHandler', async (request, reply) => {
+function idempotencySteps(deps: IdempotencyDeps) {
+  const claim = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['idempotency-key'];
-    if (header === undefined || !isKeyedRoute(request)) return;
+    if (header === undefined) return;
     const key = Array.isArray(header) ? header.join(', ') : header;
     if (!KEY_PATTERN.test(key)) {
       throw validationFailed([{ field: IDEMPOTENCY_HEADER, message: 'field.idempotency_key' }]);
@@ -87,16 +98,16 @@ export function registerIdempotency(app: FastifyInstance, deps: IdempotencyDeps)
       case 'replay':
         return replay(reply, outcome.statusCode, openAnswer(deps.secretKey, scope, key, outcome.answer));
     }
-  });
+  };
 
-  // onSend: the answer is kept before it leaves, so a client that has it finds it on retry.
-  app.addHook('onSend', async (request, reply, payload) => {
-    const claim = request.idempotencyClaim;
-    if (!claim || claim.settled) return payload;
-    claim.settled = true;
+  // The answer is kept before it leaves, so a client that has it finds it on a retry.
+  const keepAnswer = async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const held = request.idempotencyClaim;
+    if (!held || held.settled) return payload;
+    held.settled = true;
     try {
       if (reply.statusCode >= 500) {
-        await releaseIdempotencyKey(claim.scope, claim.key, claim.token);
+        await releaseIdempotencyKey(held.scope, held.key, held.token);
         return payload;
       }
       const headers: Record<string, string> = {};
@@ -105,8 +116,8 @@ export function registerIdempotency(app: FastifyInstance, deps: IdempotencyDeps)
         if (value !== undefined) headers[name] = String(value);
       }
       const body = typeof payload === 'string' || Buffer.isBuffer(payload) ? String(payload) : '';
-      const sealed = sealAnswer(deps.secretKey, claim.scope, claim.key, { headers, body });
-      await settleIdempotencyKey(claim.scope, claim.key, claim.token, {
+      const sealed = sealAnswer(deps.secretKey, held.scope, held.key, { headers, body });
+      await settleIdempotencyKey(held.scope, held.key, held.token, {
         statusCode: reply.statusCode,
         answer: sealed,
       });
@@ -115,17 +126,19 @@ export function registerIdempotency(app: FastifyInstance, deps: IdempotencyDeps)
       request.log.warn({ err }, 'the answer of an Idempotency-Key could not be kept');
     }
     return payload;
-  });
+  };
 
   // A request that ended without passing onSend (the connection went first) gives its key back.
-  app.addHook('onResponse', async (request) => {
-    const claim = request.idempotencyClaim;
-    if (!claim || claim.settled) return;
-    claim.settled = true;
-    await releaseIdempotencyKey(claim.scope, claim.key, claim.token).catch((err) =>
+  const releaseUnsettled = async (request: FastifyRequest) => {
+    const held = request.idempotencyClaim;
+    if (!held || held.settled) return;
+    held.settled = true;
+    await releaseIdempotencyKey(held.scope, held.key, held.token).catch((err) =>
       request.log.warn({ err }, 'an Idempotency-Key could not be released'),
     );
-  });
+  };
+
+  return { claim, keepAnswer, releaseUnsettled };
 }
 
 /** SHA-256 of method, path (without the query) and the body as parsed. */
