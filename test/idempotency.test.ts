@@ -7,6 +7,7 @@ import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { claimIdempotencyKey, pruneIdempotencyKeys } from '../src/platform/db/idempotency-keys.js';
+import { createIdempotencyPruning } from '../src/platform/db/idempotency-pruning.js';
 import { type ApiResponse, client, request, startTestApp, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from './support/factories.js';
@@ -318,5 +319,48 @@ forEachDialect('Idempotency-Key', (database) => {
     const pruned = await pruneIdempotencyKeys(t.database.db, t.clock.now() + DAY_MS, 2);
     assert.ok(pruned >= kept.length, `pruned ${pruned} of ${kept.length}`);
     assert.equal((await keyRows(farm.id)).length, 0);
+  });
+
+  it('is pruned by the worker service once expired', async () => {
+    const key = randomUUID();
+    assert.equal((await owner.post(CROPS, { json: { name: `Pruned ${key}` }, ...keyed(key) })).status, 201);
+    const logged: string[] = [];
+    const log = (_: unknown, msg: string) => logged.push(msg);
+    const pruning = createIdempotencyPruning({
+      db: t.database.db,
+      clock: t.clock,
+      intervalMs: 20,
+      logger: { info: log, warn: log, error: log },
+    });
+    await pruning.start();
+    try {
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal((await keyRows(farm.id)).length, 1, 'not expired yet: kept');
+      t.clock.advance(DAY_MS);
+      for (let i = 0; i < 100 && (await keyRows(farm.id)).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      assert.equal((await keyRows(farm.id)).length, 0);
+      assert.ok(logged.includes('pruned expired idempotency keys'), logged.join('; '));
+    } finally {
+      await pruning.stop();
+    }
+  });
+
+  it('documents the header on every authenticated POST of the API, not on login', async () => {
+    const document = (await request(t.url, 'GET', '/openapi.json')).body;
+    assert.equal(document.components.parameters.IdempotencyKey.name, 'Idempotency-Key');
+    assert.equal(document.components.parameters.IdempotencyKey.in, 'header');
+    let keyed = 0;
+    for (const [path, operations] of Object.entries<Record<string, any>>(document.paths)) {
+      const post = operations.post;
+      if (!post || !path.startsWith('/api/')) continue;
+      const refs = (post.parameters ?? []).filter(
+        (p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey',
+      );
+      if (path === '/api/auth/login') assert.equal(refs.length, 0, path);
+      else assert.equal(refs.length, 1, path);
+      keyed += refs.length;
+    }
+    assert.ok(keyed > 20, `${keyed} POST operations take the header`);
   });
 });
