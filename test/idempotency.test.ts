@@ -358,7 +358,12 @@ forEachDialect('Idempotency-Key', (database) => {
         (p: { $ref?: string }) => p.$ref === '#/components/parameters/IdempotencyKey',
       );
       if (path === '/api/auth/login') assert.equal(refs.length, 0, path);
-      else assert.equal(refs.length, 1, path);
+      else {
+        assert.equal(refs.length, 1, path);
+        assert.ok(post.responses['409'] && post.responses['422'], `${path}: 409 and 422 documented`);
+        const success = Object.entries<any>(post.responses).find(([status]) => status.startsWith('2'));
+        assert.ok(success?.[1].headers?.['Idempotent-Replayed'], `${path}: Idempotent-Replayed documented`);
+      }
       keyed += refs.length;
     }
     assert.ok(keyed > 20, `${keyed} POST operations take the header`);

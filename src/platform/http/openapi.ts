@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { ErrorAnswer } from '../resource/answers.js';
 import { IDEMPOTENCY_HEADER, REPLAYED_HEADER } from './idempotency.js';
 
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
@@ -45,25 +46,55 @@ const IDEMPOTENCY_PARAMETER = {
   schema: { type: 'string' as const, minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
 };
 
-interface OpenApiDocument {
-  paths?: Record<string, Record<string, { security?: unknown[]; parameters?: unknown[] }>>;
+interface OpenApiOperation {
+  security?: unknown[];
+  parameters?: unknown[];
+  responses?: Record<string, { description?: string; headers?: Record<string, unknown>; content?: unknown }>;
 }
 
-/** Every authenticated POST of the API takes Idempotency-Key (login, which has no security, does not). */
+interface OpenApiDocument {
+  paths?: Record<string, Record<string, OpenApiOperation>>;
+}
+
+const REPLAYED_RESPONSE_HEADER = {
+  description: '`true` when this is the kept answer of an earlier request with the same Idempotency-Key',
+  schema: { type: 'string', enum: ['true'] },
+};
+
+/**
+ * Every authenticated POST of the API takes Idempotency-Key (login, which has no security, does
+ * not): the shared parameter, Idempotent-Replayed on its success answer, and the 409 and 422 the
+ * key may answer, in the error shape of the operation's other errors.
+ */
 function withIdempotencyKeys(document: OpenApiDocument): OpenApiDocument {
   const paths: NonNullable<OpenApiDocument['paths']> = {};
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     const post = operations.post;
     const keyed = path.startsWith('/api/') && post !== undefined && post.security?.length !== 0;
-    paths[path] = keyed
-      ? {
-          ...operations,
-          post: {
-            ...post,
-            parameters: [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }],
-          },
-        }
-      : operations;
+    paths[path] = keyed ? { ...operations, post: withIdempotencyKey(post) } : operations;
   }
   return { ...document, paths };
+}
+
+function withIdempotencyKey(post: OpenApiOperation): OpenApiOperation {
+  const responses = { ...post.responses };
+  // The operation's own error answer, or the error shape for one that documents none (logout).
+  const errorAnswer = responses['401'] ?? {
+    description: 'The error shape',
+    content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorAnswer)) } },
+  };
+  for (const [status, answer] of Object.entries(responses)) {
+    if (status.startsWith('2'))
+      responses[status] = {
+        ...answer,
+        headers: { ...answer.headers, [REPLAYED_HEADER]: REPLAYED_RESPONSE_HEADER },
+      };
+  }
+  responses['409'] ??= errorAnswer;
+  responses['422'] ??= errorAnswer;
+  return {
+    ...post,
+    parameters: [...(post.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }],
+    responses,
+  };
 }

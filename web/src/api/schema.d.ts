@@ -210,6 +210,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -242,6 +244,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -395,6 +416,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -459,6 +482,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -900,6 +942,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -909,6 +953,44 @@ export interface paths {
                                 status_code: number;
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -1082,6 +1164,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -1132,6 +1216,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1639,6 +1742,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -1686,6 +1791,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -2257,6 +2381,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2351,6 +2477,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3393,6 +3538,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -3428,6 +3575,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3864,6 +4030,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -3894,6 +4062,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4403,6 +4590,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -4482,6 +4671,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5067,6 +5275,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -5098,6 +5308,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5557,6 +5786,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -5623,6 +5854,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6171,6 +6421,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -6211,6 +6463,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6395,6 +6666,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -6492,6 +6765,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -6886,6 +7178,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -6951,6 +7245,44 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7110,6 +7442,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -7160,6 +7494,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7803,6 +8156,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -7834,6 +8189,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -7915,6 +8289,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -7940,6 +8316,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8119,6 +8514,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -8167,6 +8564,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8653,6 +9069,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -8708,6 +9126,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9203,6 +9640,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9239,6 +9678,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -9709,6 +10167,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9754,6 +10214,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -10529,6 +11008,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -10588,6 +11069,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -11056,6 +11556,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11089,6 +11591,44 @@ export interface paths {
                                 url: string;
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -11347,6 +11887,8 @@ export interface paths {
                 /** @description Default Response */
                 202: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11378,6 +11920,44 @@ export interface paths {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -11416,6 +11996,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11447,6 +12029,44 @@ export interface paths {
                                 url: string;
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -11485,6 +12105,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11518,6 +12140,44 @@ export interface paths {
                                 url: string;
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -11559,6 +12219,8 @@ export interface paths {
                 /** @description Default Response */
                 202: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11590,6 +12252,44 @@ export interface paths {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -11711,6 +12411,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11761,6 +12463,25 @@ export interface paths {
                 };
                 /** @description The error shape */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
