@@ -29,6 +29,7 @@ import {
   answerFrameworkError,
   installErrorHandling,
 } from './platform/http/error-handler.js';
+import { registerIdempotency } from './platform/http/idempotency.js';
 import { registerInputChecks } from './platform/http/input-checks.js';
 import {
   parseQueryString,
@@ -100,6 +101,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { db } = deps.database;
   const tokenCache = deps.database.changes ? new TokenCache(deps.database.changes) : undefined;
   registerAuth(app, (token) => resolveToken({ db, clock: deps.clock, tokenCache }, token));
+  // A claim older than twice the request timeout (at least a minute) was left by a process that died.
+  const takeoverMs = Math.max(60_000, 2 * deps.config.httpRequestTimeoutMs);
+  registerIdempotency(app, { db, clock: deps.clock, secretKey: deps.secretKey, takeoverMs });
   await registerOpenApi(app);
 
   const core = { db, clock: deps.clock, config: deps.config };

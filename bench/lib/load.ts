@@ -9,6 +9,8 @@ export interface LoadOptions {
   method?: 'GET' | 'POST';
   body?: string;
   headers?: Record<string, string>;
+  /** Headers made afresh for every request (a new Idempotency-Key each time), next to `headers`. */
+  freshHeaders?: () => Record<string, string>;
   connections: number;
   durationS: number;
   warmupS: number;
@@ -30,6 +32,18 @@ function run(url: string, options: LoadOptions, connections: number, durationS: 
     method: options.method ?? 'GET',
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.freshHeaders
+      ? {
+          requests: [
+            {
+              setupRequest: (request: autocannon.Request) => ({
+                ...request,
+                headers: { ...request.headers, ...options.freshHeaders?.() },
+              }),
+            },
+          ],
+        }
+      : {}),
   });
 }
 

@@ -20,4 +20,5 @@ export const load = {
   webhookWorker: () => import('../modules/webhooks/worker.js'),
   offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
   readingRetention: () => import('../modules/iot/reading-retention.js'),
+  idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),
 };

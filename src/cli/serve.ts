@@ -12,10 +12,11 @@ import { describeDemo } from './tenant.js';
 const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
-  all      API, web screen, delivery worker, offline sweeper and reading retention in
-           one process (default)
+  all      API, web screen, delivery worker, offline sweeper, reading retention and
+           idempotency-key pruning in one process (default)
   api      only the HTTP API and web screen
-  worker   only the background work (webhook deliveries, offline sweeps, reading retention)
+  worker   only the background work (webhook deliveries, offline sweeps, reading retention,
+           expired idempotency keys)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -119,6 +120,14 @@ export async function serve(args: string[]): Promise<number> {
           clock: systemClock,
           intervalMs: config.iotSweepIntervalMs,
           logger: app.log.child({ service: 'iot-offline-sweeper' }),
+        }),
+      );
+      const { createIdempotencyPruning } = await load.idempotencyPruning();
+      services.push(
+        createIdempotencyPruning({
+          db: database.db,
+          clock: systemClock,
+          logger: app.log.child({ service: 'idempotency-key-pruning' }),
         }),
       );
       if (config.iotRawRetentionDays > 0) {

@@ -68,6 +68,11 @@ const en = {
   'field.text': 'must be text without NUL characters or unpaired surrogates',
   'field.page_too_large':
     'makes a page larger than {megabytes} MB; ask for at most {fits} records per page here',
+  'field.idempotency_key': 'must be 1 to 255 printable ASCII characters',
+  'idempotency.key_reused':
+    'This Idempotency-Key was already used with another request (another path or body); send a new key for a new request',
+  'idempotency.key_in_use':
+    'A request with this Idempotency-Key is still running; try again in {seconds} seconds',
   // IoT and harvest
   'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
@@ -166,6 +171,11 @@ const vi: Record<MessageKey, string> = {
   'field.text': 'phải là văn bản không chứa ký tự NUL hay nửa cặp surrogate',
   'field.page_too_large':
     'làm một trang lớn hơn {megabytes} MB; hãy lấy tối đa {fits} bản ghi mỗi trang ở đây',
+  'field.idempotency_key': 'phải gồm 1 đến 255 ký tự ASCII in được',
+  'idempotency.key_reused':
+    'Idempotency-Key này đã được dùng cho một yêu cầu khác (đường dẫn hoặc nội dung khác); hãy gửi khóa mới cho yêu cầu mới',
+  'idempotency.key_in_use':
+    'Một yêu cầu với Idempotency-Key này vẫn đang chạy; vui lòng thử lại sau {seconds} giây',
   // IoT and harvest
   'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',

@@ -2,6 +2,7 @@
 // Each feature area declares its tables in tables/<area>.ts; Database is their union.
 import type { Kysely, Transaction } from 'kysely';
 import type { FoundationTables } from './tables/foundation.js';
+import type { IdempotencyTables } from './tables/idempotency.js';
 import type { IotTables } from './tables/iot.js';
 import type { ListTables } from './tables/lists.js';
 import type { ResourceTables } from './tables/resources.js';
@@ -15,7 +16,13 @@ export type {
   UsersTable,
 } from './tables/foundation.js';
 
-export interface Database extends FoundationTables, ResourceTables, WebhookTables, IotTables, ListTables {}
+export interface Database
+  extends FoundationTables,
+    ResourceTables,
+    WebhookTables,
+    IotTables,
+    ListTables,
+    IdempotencyTables {}
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type DialectName = 'sqlite' | 'postgres';

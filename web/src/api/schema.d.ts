@@ -216,7 +216,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -235,6 +238,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -293,6 +298,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -431,7 +455,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -452,6 +479,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -549,6 +578,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -1065,7 +1113,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1074,6 +1125,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -1083,6 +1136,44 @@ export interface paths {
                                 status_code: number;
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -1247,7 +1338,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -1267,6 +1361,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -1350,6 +1446,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -1969,7 +2084,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2006,6 +2124,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2079,6 +2199,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -2729,7 +2868,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2789,6 +2931,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -2909,6 +3053,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -4192,7 +4355,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4215,6 +4381,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -4276,6 +4444,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -4829,7 +5016,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -4847,6 +5037,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -4903,6 +5095,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -5506,7 +5717,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -5547,6 +5761,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -5652,6 +5868,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -6366,7 +6601,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -6386,6 +6624,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -6443,6 +6683,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -7002,7 +7261,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7037,6 +7299,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -7136,6 +7400,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -7807,7 +8090,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -7833,6 +8119,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -7892,6 +8180,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -8084,7 +8391,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Batch id */
                     id: number;
@@ -8096,6 +8406,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -8233,6 +8545,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -8656,7 +8987,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Alert id */
                     id: number;
@@ -8668,6 +9002,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -8759,6 +9095,44 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -8891,7 +9265,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -8917,6 +9294,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -8993,6 +9372,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -9781,7 +10179,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9799,6 +10200,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9855,6 +10258,25 @@ export interface paths {
                     };
                 };
                 /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -9904,7 +10326,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -9922,6 +10347,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -9966,6 +10393,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -10122,7 +10568,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10151,6 +10600,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -10225,6 +10676,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -10819,7 +11289,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -10846,6 +11319,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -10934,6 +11409,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -11551,7 +12045,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -11578,6 +12075,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -11640,6 +12139,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -12220,7 +12738,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -12245,6 +12766,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -12316,6 +12839,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -13237,7 +13779,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -13269,6 +13814,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -13361,6 +13908,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -13943,7 +14509,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -13964,6 +14533,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -13997,6 +14568,44 @@ export interface paths {
                                 url: string;
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -14312,7 +14921,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Delivery id (msg_…) */
                     delivery_id: string;
@@ -14326,6 +14938,8 @@ export interface paths {
                 /** @description Default Response */
                 202: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14359,6 +14973,44 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
             };
         };
         delete?: never;
@@ -14380,7 +15032,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -14392,6 +15047,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14425,6 +15082,44 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
             };
         };
         delete?: never;
@@ -14446,7 +15141,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -14458,6 +15156,8 @@ export interface paths {
                 /** @description Default Response */
                 200: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14493,6 +15193,44 @@ export interface paths {
                         };
                     };
                 };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
             };
         };
         delete?: never;
@@ -14517,7 +15255,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path: {
                     /** @description Endpoint id (ep_…) */
                     id: string;
@@ -14529,6 +15270,8 @@ export interface paths {
                 /** @description Default Response */
                 202: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14560,6 +15303,44 @@ export interface paths {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             };
                         };
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
+                                status_code: number;
+                            };
+                        }[];
                     };
                 };
             };
@@ -14672,7 +15453,10 @@ export interface paths {
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                    "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -14692,6 +15476,8 @@ export interface paths {
                 /** @description Default Response */
                 201: {
                     headers: {
+                        /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                        "Idempotent-Replayed"?: "true";
                         [name: string]: unknown;
                     };
                     content: {
@@ -14775,6 +15561,25 @@ export interface paths {
                                 /** @description For people, in the request's language; never parse it */
                                 message: string;
                                 /** @description The HTTP status, repeated */
+                                status_code: number;
+                            };
+                        }[];
+                    };
+                };
+                /** @description The error shape */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: unknown[];
+                            meta: {
+                                errors?: {
+                                    field: string;
+                                    message: string;
+                                }[];
+                                message: string;
                                 status_code: number;
                             };
                         }[];
@@ -15354,7 +16159,10 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: never;
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;

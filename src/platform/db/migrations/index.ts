@@ -10,6 +10,7 @@ import * as m0007 from './0007_delivery_queue_indexes.js';
 import * as m0008 from './0008_farm_app.js';
 import * as m0009 from './0009_reading_rollups.js';
 import * as m0010 from './0010_api_keys.js';
+import * as m0011 from './0011_idempotency_keys.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0008_farm_app': m0008,
   '0009_reading_rollups': m0009,
   '0010_api_keys': m0010,
+  '0011_idempotency_keys': m0011,
 };
