@@ -312,11 +312,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -592,11 +599,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1147,11 +1161,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1166,11 +1187,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -1460,11 +1488,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -2213,11 +2248,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -3067,11 +3109,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -4458,11 +4507,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5109,11 +5165,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -5882,11 +5945,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -6697,11 +6767,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -7414,11 +7491,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8194,11 +8278,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -8559,11 +8650,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9109,11 +9207,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9128,11 +9233,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -9386,11 +9498,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10266,11 +10385,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10407,11 +10533,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -10690,11 +10823,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -11423,11 +11563,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12153,11 +12300,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -12853,11 +13007,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -13922,11 +14083,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -14579,11 +14747,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -14598,11 +14773,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -14982,11 +15164,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15001,11 +15190,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15091,11 +15287,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15110,11 +15313,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15202,11 +15412,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15221,11 +15438,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15314,11 +15538,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15333,11 +15564,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
@@ -15575,11 +15813,18 @@ export interface paths {
                         "application/json": {
                             data: unknown[];
                             meta: {
+                                /**
+                                 * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                                 errors?: {
                                     field: string;
                                     message: string;
                                 }[];
+                                /** @description For people, in the request's language; never parse it */
                                 message: string;
+                                /** @description The HTTP status, repeated */
                                 status_code: number;
                             };
                         }[];
