@@ -77,8 +77,8 @@ export async function loadDemoData(
         category_id: crops,
         description: 'Greenhouse cherry tomatoes',
         full_description: '<p>Grown in Greenhouse 1.</p>',
-        image: '/images/tomato.jpg',
-        images: ['/images/tomato.jpg'],
+        image: '/manage/demo/tomato.svg',
+        images: ['/manage/demo/tomato.svg'],
         status: 1,
       }),
     );
