@@ -58,13 +58,13 @@ const EXAMPLES: ApiDocumentExtras['examples'] = {
         success: {
           summary: 'The token, its expiry, the user and the tenant',
           value: {
-            meta: { status_code: 0, message: 'Logged in' },
+            meta: { status_code: 0, message: 'Logged in successfully' },
             data: {
               token: '3f9c2b8e7d6a5f4e3d2c1b0a9f8e7d6c',
               access_token: '3f9c2b8e7d6a5f4e3d2c1b0a9f8e7d6c',
               token_type: 'Bearer',
-              expires_in: 2592000,
-              expires_at: '2026-06-03T06:30:00.000Z',
+              expires_in: 36000,
+              expires_at: '2026-05-04T16:30:00.000Z',
               user: {
                 id: 1,
                 username: 'owner',
@@ -86,7 +86,7 @@ const EXAMPLES: ApiDocumentExtras['examples'] = {
         },
         wrongCredentials: {
           summary: 'Wrong tenant, user or password: HTTP 200 with meta.status_code 1',
-          value: { meta: { status_code: 1, message: 'Incorrect tenant code, username or password' } },
+          value: { meta: { status_code: 1, message: 'The account or password is incorrect' } },
         },
       },
     },
