@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { apiDocumentExtras } from './api-document.js';
 import type { Config } from './config.js';
 import { apiKeyRoutes } from './modules/auth/api-key.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -104,7 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // A claim older than twice the request timeout (at least a minute) was left by a process that died.
   const takeoverMs = Math.max(60_000, 2 * deps.config.httpRequestTimeoutMs);
   registerIdempotency(app, { db, clock: deps.clock, secretKey: deps.secretKey, takeoverMs });
-  await registerOpenApi(app);
+  await registerOpenApi(app, apiDocumentExtras());
 
   const core = { db, clock: deps.clock, config: deps.config };
   await app.register(healthRoutes, { deps: { database: deps.database } });

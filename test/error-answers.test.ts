@@ -7,6 +7,7 @@ import { ERROR_CODES, type ErrorCode } from '../src/platform/errors.js';
 import { client, request, startTestApp, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from './support/factories.js';
+import { inlineSchemas } from './support/openapi.js';
 import { type RawAnswer, rawRequest } from './support/raw-http.js';
 import { assertErrorShape, type Client, type Graph, seedGraph } from './support/resources.js';
 
@@ -200,7 +201,7 @@ forEachDialect('error answers', (database) => {
   });
 
   it('documents meta.code with every code in the OpenAPI error answers', async () => {
-    const openapi = (await request(t.url, 'GET', '/openapi.json')).body;
+    const openapi = inlineSchemas((await request(t.url, 'GET', '/openapi.json')).body);
     const answer = openapi.paths['/api/crop/crop'].get.responses['401'].content['application/json'].schema;
     const code = answer.items.properties.meta.properties.code;
     assert.deepEqual([...code.enum].sort(), Object.keys(ERROR_CODES).sort());

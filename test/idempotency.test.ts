@@ -11,6 +11,7 @@ import { createIdempotencyPruning } from '../src/platform/db/idempotency-pruning
 import { type ApiResponse, client, request, startTestApp, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from './support/factories.js';
+import { inlineSchemas } from './support/openapi.js';
 import { assertErrorShape, type Client } from './support/resources.js';
 
 const CROPS = '/api/crop/crop';
@@ -347,7 +348,7 @@ forEachDialect('Idempotency-Key', (database) => {
   });
 
   it('documents the header on every authenticated POST of the API, not on login', async () => {
-    const document = (await request(t.url, 'GET', '/openapi.json')).body;
+    const document = inlineSchemas((await request(t.url, 'GET', '/openapi.json')).body);
     assert.equal(document.components.parameters.IdempotencyKey.name, 'Idempotency-Key');
     assert.equal(document.components.parameters.IdempotencyKey.in, 'header');
     let keyed = 0;

@@ -7,6 +7,7 @@ import { after, before, it } from 'node:test';
 import { client, request, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
+import { inlineSchemas } from '../../../test/support/openapi.js';
 import { assertErrorShape, type Client, invalidFields } from '../../../test/support/resources.js';
 import type { ManualClock } from '../../platform/clock.js';
 
@@ -195,7 +196,7 @@ forEachDialect('API keys', (database) => {
   });
 
   it('is documented in the OpenAPI description', async () => {
-    const doc = (await request(t.url, 'GET', '/openapi.json')).body;
+    const doc = inlineSchemas((await request(t.url, 'GET', '/openapi.json')).body);
     assert.ok(doc.paths[PATH].get);
     assert.ok(doc.paths[PATH].post.requestBody);
     assert.ok(doc.paths[`${PATH}/{id}`].delete);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type Static, Type } from 'typebox';
 import { toIsoUtc } from '../../platform/clock.js';
 import { authOf, requireOwner, requireSession } from '../../platform/http/auth.js';
+import { nameSchema } from '../../platform/http/openapi-components.js';
 import { parseLanguage, translate } from '../../platform/i18n.js';
 import type { AuthUser } from '../../platform/resource/context.js';
 import {
@@ -15,7 +16,7 @@ import {
 } from './auth.schemas.js';
 import { type AuthDeps, LOGIN_ALERT_AT, LOGIN_LIMITS, login, loginAlerts, logout } from './auth.service.js';
 
-const LoginAnswer = Type.Union([LoginSuccess, LoginFailure]);
+const LoginAnswer = nameSchema('LoginAnswer', Type.Union([LoginSuccess, LoginFailure]));
 
 /** What each role may do, as the original service's clients read it (`permissions[].slug`). */
 const PERMISSIONS: Record<'owner' | 'staff', string[]> = {
@@ -51,12 +52,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
       config: { public: true, ownTextChecks: true },
       schema: {
         tags: ['auth'],
+        operationId: 'loginUser',
         summary: 'Obtain an access token',
         description:
           'Wrong credentials answer HTTP 200 with meta.status_code 1, the same for an unknown tenant, ' +
           'an unknown user and a wrong password. JSON or form-encoded bodies.',
         security: [],
-        body: LoginBody,
+        body: nameSchema('LoginRequest', LoginBody),
         response: { 200: LoginAnswer },
       },
     },
@@ -90,6 +92,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
       preValidation: requireSession,
       schema: {
         tags: ['auth'],
+        operationId: 'logoutUser',
         summary: 'Revoke the access token of this request',
         response: { 200: MetaOnly },
       },
@@ -106,6 +109,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
       onRequest: requireOwner,
       schema: {
         tags: ['auth'],
+        operationId: 'listLoginAlerts',
         summary: 'Accounts of this tenant under attack (owner only)',
         description:
           `Usernames with at least ${LOGIN_ALERT_AT} failed logins in the last 24 hours, most first. ` +
@@ -130,7 +134,14 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ deps: AuthDeps }> = async (
 
   app.get(
     '/api/auth/me',
-    { schema: { tags: ['auth'], summary: 'The user and tenant of this token', response: { 200: Me } } },
+    {
+      schema: {
+        tags: ['auth'],
+        operationId: 'getCurrentUser',
+        summary: 'The user and tenant of this token',
+        response: { 200: Me },
+      },
+    },
     async (request) => {
       const auth = authOf(request);
       return { data: { user: auth.user, tenant: { code: auth.tenant.code, name: auth.tenant.name } } };

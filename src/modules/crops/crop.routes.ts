@@ -5,6 +5,7 @@ import { cropService } from './crop.service.js';
 export const cropRoutes = resourceRoutes({
   tag: 'crops',
   noun: 'crop or livestock item',
+  name: 'Crop',
   path: '/api/crop/crop',
   aliases: { category_id_: 'category_id' },
   schemas: { item: Crop, listItem: CropListItem, create: CropCreate, update: CropUpdate, query: CropQuery },

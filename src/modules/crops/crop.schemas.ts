@@ -68,6 +68,7 @@ export const CropQuery = Type.Object({
     SearchParam(
       'search[name], search[code], search[sku]: case-insensitive substring; search[price]: exact price. ' +
         'search[]=term matches name, code or SKU',
+      ['name', 'code', 'sku', 'price'],
     ),
   ),
   status: Type.Optional(

@@ -15,6 +15,7 @@ import { diaryCategoryService, diarySubcategoryService, taskService } from './di
 export const taskRoutes = resourceRoutes({
   tag: 'diary',
   noun: 'production-diary task',
+  name: 'Task',
   path: '/api/diary/production',
   description: "The creating user is the token's user. start defaults to the time of creation.",
   docs: {
@@ -40,6 +41,7 @@ export const taskRoutes = resourceRoutes({
 export const diaryCategoryRoutes = resourceRoutes({
   tag: 'diary',
   noun: 'task category (stage)',
+  name: 'TaskCategory',
   path: '/api/diary/categories',
   schemas: { item: DiaryCategory, create: DiaryCategoryInput.create, update: DiaryCategoryInput.update },
   service: diaryCategoryService,
@@ -48,6 +50,7 @@ export const diaryCategoryRoutes = resourceRoutes({
 export const diarySubcategoryRoutes = resourceRoutes({
   tag: 'diary',
   noun: 'task sub-category',
+  name: 'TaskSubcategory',
   path: '/api/diary/subcategories',
   schemas: {
     item: DiarySubcategory,

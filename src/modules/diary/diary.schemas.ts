@@ -141,7 +141,9 @@ export const TaskUpdate = Type.Object(
 );
 
 export const TaskQuery = Type.Object({
-  strSearch: Type.Optional(SearchParam('strSearch[]=term: case-insensitive substring of the task name')),
+  strSearch: Type.Optional(
+    SearchParam('strSearch[]=term: case-insensitive substring of the task name', ['name']),
+  ),
   from_date: Type.Optional(DateFilter('Tasks that end (or start) at or after this time')),
   to_date: Type.Optional(
     DateFilter('Tasks that start at or before this time (a date includes its whole day)'),

@@ -4,6 +4,7 @@ import { after, before, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser } from '../../../test/support/factories.js';
+import { inlineSchemas } from '../../../test/support/openapi.js';
 
 type Api = ReturnType<typeof client>;
 
@@ -165,7 +166,7 @@ forEachDialect('harvest totals', (database) => {
   });
 
   it('is documented in OpenAPI, and confirming documents its 403', async () => {
-    const doc = (await client(t.url).get('/openapi.json')).body;
+    const doc = inlineSchemas((await client(t.url).get('/openapi.json')).body);
     const op = doc.paths['/api/harvest/totals'].get;
     assert.deepEqual(op.parameters.map((q: { name: string }) => q.name).sort(), [
       'by',

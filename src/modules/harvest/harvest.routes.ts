@@ -35,6 +35,7 @@ export const harvestRoutes = resourceRoutes({
   routes: [
     action({
       tag: 'harvest',
+      operationId: 'confirmHarvestBatch',
       path: `${path}/:id/confirm`,
       idDescription: 'Batch id',
       summary: 'Confirm a declared batch (owners)',
@@ -49,6 +50,7 @@ export const harvestRoutes = resourceRoutes({
     }),
     report({
       tag: 'harvest',
+      operationId: 'getHarvestTotals',
       path: '/api/harvest/totals',
       summary: 'Kilograms and batches per crop type or parcel',
       description:

@@ -15,7 +15,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
     '/healthz',
     {
       config: { public: true },
-      schema: { tags: ['health'], summary: 'The process is up', security: [], response: { 200: Status } },
+      schema: {
+        tags: ['health'],
+        operationId: 'getHealth',
+        summary: 'The process is up',
+        security: [],
+        response: { 200: Status },
+      },
     },
     async () => ({ status: 'ok' }),
   );
@@ -25,6 +31,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{
       config: { public: true },
       schema: {
         tags: ['health'],
+        operationId: 'getReadiness',
         summary: 'The database answers',
         description:
           'HTTP 503 in the error shape when it does not, with the reason in meta.message and Retry-After.',

@@ -25,6 +25,7 @@ export const alertRoutes = resourceRoutes({
   routes: [
     action({
       tag: 'iot',
+      operationId: 'acknowledgeAlert',
       path: `${path}/:id/acknowledge`,
       idDescription: 'Alert id',
       summary: 'Acknowledge an alert',

@@ -7,6 +7,7 @@ import { deviceService, recordHeartbeat } from './device.service.js';
 export const deviceRoutes = resourceRoutes({
   tag: 'iot',
   noun: 'IoT device',
+  name: 'Device',
   path: '/api/iot/devices',
   description: 'Answers carry status (online/offline) and last_heartbeat.',
   schemas: { item: Device, create: DeviceCreate, update: DeviceUpdate },
@@ -15,6 +16,7 @@ export const deviceRoutes = resourceRoutes({
 
 export const heartbeatRoute = action({
   tag: 'iot',
+  operationId: 'sendHeartbeat',
   path: '/api/iot/heartbeats',
   summary: 'Tell Furrow a device is alive',
   description: 'Brings an offline device back online. Answers the device as an array of one.',

@@ -14,6 +14,7 @@ import { deviceReadingSeries } from './reading-series.service.js';
 
 export const readingsRoute = action({
   tag: 'iot',
+  operationId: 'ingestReadings',
   path: '/api/iot/readings',
   summary: 'Send sensor readings',
   description:
@@ -31,6 +32,7 @@ export const readingsRoute = action({
 
 export const deviceReadingsRoute = subList({
   tag: 'iot',
+  operationId: 'listDeviceReadings',
   path: '/api/iot/devices/:id/readings',
   idDescription: 'Device id',
   summary: 'A device’s stored readings, newest first',
@@ -47,6 +49,7 @@ export const deviceReadingsRoute = subList({
 
 export const deviceReadingSeriesRoute = subList({
   tag: 'iot',
+  operationId: 'getDeviceReadingSeries',
   path: '/api/iot/devices/:id/readings/series',
   idDescription: 'Device id',
   summary: 'One metric of a device bucket by bucket, for charts',

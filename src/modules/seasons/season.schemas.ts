@@ -113,7 +113,10 @@ export const SeasonUpdate = Type.Object(
 
 export const SeasonQuery = Type.Object({
   search: Type.Optional(
-    SearchParam('search[]=term: case-insensitive substring of the name or code; search[name], search[code]'),
+    SearchParam('search[]=term: case-insensitive substring of the name or code; search[name], search[code]', [
+      'name',
+      'code',
+    ]),
   ),
   from_date: Type.Optional(DateFilter('Seasons that end on or after this date')),
   to_date: Type.Optional(DateFilter('Seasons that start on or before this date')),

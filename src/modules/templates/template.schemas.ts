@@ -36,7 +36,7 @@ export const TemplateCreate = Type.Object(
 );
 
 export const TemplateQuery = Type.Object({
-  search: Type.Optional(SearchParam('search[]=term: case-insensitive substring of the name')),
+  search: Type.Optional(SearchParam('search[]=term: case-insensitive substring of the name', ['name'])),
   from_date: Type.Optional(DateFilter('Templates created from')),
   to_date: Type.Optional(DateFilter('Templates created until (a date includes its whole day)')),
 });

@@ -12,6 +12,7 @@ export async function todayRoutes(app: FastifyInstance, { deps }: { deps: Resour
     {
       schema: {
         tags: ['today'],
+        operationId: 'getToday',
         summary: 'What needs attention today, in one call',
         description:
           'Counts and the first `limit` items of: active alerts, offline devices, overdue tasks and ' +

@@ -19,6 +19,7 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
     {
       schema: {
         tags: [tag],
+        operationId: 'getAccount',
         summary: 'The signed-in user',
         description: "Id, username, name, role, language and e-mail of the token's user, under `data`.",
         response: { 200: AccountAnswer, ...errorAnswers(401) },
@@ -34,6 +35,7 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
       preValidation: requireSession,
       schema: {
         tags: [tag],
+        operationId: 'updateAccount',
         summary: 'Change your own name, language or e-mail',
         description:
           'Changes only the fields sent; language and email null clear them. The e-mail is unique in ' +
@@ -53,6 +55,7 @@ export async function accountRoutes(app: FastifyInstance, { deps }: { deps: Reso
       preValidation: requireSession,
       schema: {
         tags: [tag],
+        operationId: 'changePassword',
         summary: 'Change your own password',
         description:
           'A wrong current_password is a 422 naming it; new_password follows the policy of every ' +

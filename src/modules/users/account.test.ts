@@ -3,6 +3,7 @@ import { after, before, it } from 'node:test';
 import { client, request, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
+import { inlineSchemas } from '../../../test/support/openapi.js';
 import { assertErrorShape, type Client, invalidFields } from '../../../test/support/resources.js';
 
 forEachDialect('own account', (database) => {
@@ -159,7 +160,7 @@ forEachDialect('own account', (database) => {
   });
 
   it('is documented in the OpenAPI description', async () => {
-    const doc = (await request(t.url, 'GET', '/openapi.json')).body;
+    const doc = inlineSchemas((await request(t.url, 'GET', '/openapi.json')).body);
     assert.ok(doc.paths['/api/account'].get);
     assert.ok(doc.paths['/api/account'].put.requestBody);
     assert.ok(doc.paths['/api/account/password'].post.requestBody);

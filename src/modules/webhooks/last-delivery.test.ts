@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { client } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant } from '../../../test/support/factories.js';
+import { inlineSchemas } from '../../../test/support/openapi.js';
 import { webhookFixture } from '../../../test/support/webhook-fixture.js';
 import type { Database } from '../../platform/db/types.js';
 import { listWebhookEndpoints } from './webhook.service.js';
@@ -127,7 +128,7 @@ forEachDialect('last delivery of webhook endpoints', (database) => {
   });
 
   it('is documented in OpenAPI', async () => {
-    const doc = (await client(f.t.url).get('/openapi.json')).body;
+    const doc = inlineSchemas((await client(f.t.url).get('/openapi.json')).body);
     const item = doc.paths['/api/webhooks'].get.responses['200'].content['application/json'].schema.items;
     const text = JSON.stringify(item);
     for (const field of ['last_delivery', 'attempted_at', 'response_status'])

@@ -81,6 +81,7 @@ function webhookResource(deps: WebhookDeps) {
     routes: [
       action({
         tag,
+        operationId: 'sendWebhookTest',
         path: `${path}/:id/test`,
         params: EndpointParams,
         summary: 'Send one webhook.test message now',
@@ -94,6 +95,7 @@ function webhookResource(deps: WebhookDeps) {
       }),
       action({
         tag,
+        operationId: 'rotateWebhookSecret',
         path: `${path}/:id/rotate-secret`,
         params: EndpointParams,
         summary: 'Replace the secret; the answer shows the new one, once, and the old one stops signing',
@@ -103,6 +105,7 @@ function webhookResource(deps: WebhookDeps) {
       }),
       action({
         tag,
+        operationId: 'enableWebhookEndpoint',
         path: `${path}/:id/enable`,
         params: EndpointParams,
         summary: 'Re-enable a paused endpoint; held deliveries resume in order',
@@ -112,6 +115,7 @@ function webhookResource(deps: WebhookDeps) {
       }),
       subList({
         tag,
+        operationId: 'listWebhookDeliveries',
         path: `${path}/:id/deliveries`,
         params: EndpointParams,
         summary: 'The last 50 deliveries, newest first, each with its attempts',
@@ -122,6 +126,7 @@ function webhookResource(deps: WebhookDeps) {
       }),
       action({
         tag,
+        operationId: 'redeliverWebhookDelivery',
         path: `${path}/:id/deliveries/:delivery_id/redeliver`,
         params: DeliveryParams,
         summary: 'Send a finished delivery again: same id and body, fresh timestamp and signature',

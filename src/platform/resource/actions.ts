@@ -23,6 +23,8 @@ type DefaultParams = ReturnType<typeof IdParams>;
 interface RouteDocs<Params extends TObject> {
   /** OpenAPI tag. */
   tag: string;
+  /** Stable, unique camelCase name of the operation in the OpenAPI document (acknowledgeAlert). */
+  operationId: string;
   summary: string;
   description?: string;
   /** How a `:id` in the path is documented (default "Record id"). */
@@ -71,6 +73,7 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
         ...(def.ownerOnly ? { onRequest: requireOwner } : {}),
         schema: {
           tags: [def.tag],
+          operationId: def.operationId,
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
           ...(params === undefined ? {} : { params }),
@@ -136,6 +139,7 @@ export function subList<Query extends TProperties, Params extends TObject = Defa
       {
         schema: {
           tags: [def.tag],
+          operationId: def.operationId,
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
           params: def.params ?? IdParams(def.idDescription),
@@ -191,6 +195,7 @@ export function report<Query extends TProperties>(def: ReportDefinition<Query>):
       {
         schema: {
           tags: [def.tag],
+          operationId: def.operationId,
           summary: def.summary,
           ...(def.description === undefined ? {} : { description: def.description }),
           querystring: Type.Object(def.query, { additionalProperties: true }),

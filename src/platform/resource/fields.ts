@@ -100,14 +100,21 @@ export const DateFilter = (description: string) =>
     description: `${description}; YYYY-MM-DD or YYYY-MM-DD HH:MM:SS (UTC)`,
   });
 
-/** A search parameter: `search[name]=x` (object), `search[]=x` (array) or `search=x` (string). */
-export const SearchParam = (description: string): TSchema =>
+/**
+ * A search parameter: `search[name]=x` (object), `search[]=x` (array) or `search=x` (string). `keys`
+ * are the bracket keys that pick a column: the same rule as any other key for validation, named so
+ * that the OpenAPI document declares them (`style: deepObject`, platform/http/openapi.ts).
+ */
+export const SearchParam = (description: string, keys: readonly string[] = []): TSchema =>
   Type.Unsafe<string | string[] | Record<string, string>>({
     type: ['string', 'array', 'object'],
     maxLength: 255,
     maxItems: 20,
     items: { type: 'string', maxLength: 255 },
     maxProperties: 20,
+    ...(keys.length === 0
+      ? {}
+      : { properties: Object.fromEntries(keys.map((key) => [key, { type: 'string', maxLength: 255 }])) }),
     additionalProperties: { type: 'string', maxLength: 255 },
     description,
   });

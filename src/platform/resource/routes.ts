@@ -14,21 +14,14 @@ import { Confirmation, errorAnswers } from './answers.js';
 import type { PageQuery, RequestContext } from './context.js';
 import { answerETag, DetailReadHeaders, entityTag, ifMatchSupport, NotModified, withETag } from './etag.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './input.js';
+import { describe, nameResourceSchemas, type OperationDocs, operationNames } from './operation-docs.js';
 import { type ListAnswer, listQuery, PAGING_DESCRIPTION, pageAnswer } from './paging.js';
 import { IdParams, idOf, type ResourceDeps, type ResourceRoute, requestContext } from './request.js';
 
 export type { PageQuery, RequestContext } from './context.js';
+export type { OperationDocs } from './operation-docs.js';
 export type { ListAnswer } from './paging.js';
 export type { ResourceDeps } from './request.js';
-
-/** An operation's OpenAPI text, error answers and answer schema, where they are not the pattern's. */
-export interface OperationDocs {
-  summary: string;
-  description?: string;
-  errors?: number[];
-  /** The schema of the success answer (the record with its secret, the original service's confirmation). */
-  answer?: TSchema;
-}
 
 export interface ResourceDefinition<
   Item extends TSchema,
@@ -41,6 +34,10 @@ export interface ResourceDefinition<
   /** OpenAPI tag and the noun of the summaries ("crop"). */
   tag: string;
   noun: string;
+  /** PascalCase name in operationIds and schema names (Crop: listCrops, CropCreate); default from noun. */
+  name?: string;
+  /** The plural of name where adding s (or ies, es) is wrong. */
+  pluralName?: string;
   /** Collection path, e.g. /api/crop/crop; the detail path is `${path}/:id`. */
   path: string;
   /** Also answer the detail path without the slash (`/api/crop/season7`). */
@@ -114,8 +111,10 @@ export function resourceRoutes<
   Query extends TObject,
   IdField extends TSchema = TInteger,
 >(def: ResourceDefinition<Item, ListItem, Create, Update, Query, IdField>) {
+  nameResourceSchemas(def);
   return async (app: FastifyInstance, { deps }: { deps: ResourceDeps }) => {
     const { path, noun, tag, schemas, service, docs = {} } = def;
+    const { name, plural } = operationNames(def);
     const context = (request: FastifyRequest) => requestContext(request, deps);
     const detail = (record: unknown) => (def.envelope === 'data' ? { data: record } : [record]);
     const detailSchema =
@@ -152,6 +151,7 @@ export function resourceRoutes<
           ...bodyChecks,
           schema: {
             tags: [tag],
+            operationId: `list${plural}`,
             ...describe(docs.list, {
               summary: `List ${noun} records`,
               description: `A plain JSON array, newest first. ${PAGING_DESCRIPTION}`,
@@ -176,6 +176,7 @@ export function resourceRoutes<
           ...bodyChecks,
           schema: {
             tags: [tag],
+            operationId: `list${plural}`,
             ...describe(docs.list, { summary: `List ${noun} records`, description: 'A plain JSON array.' }),
             response: {
               200: docs.list?.answer ?? Type.Array(schemas.listItem ?? schemas.item),
@@ -193,6 +194,7 @@ export function resourceRoutes<
     for (const [index, detailPath] of detailPaths.entries()) {
       // The form without the slash (`/api/crop/season7`) is the same operation, documented as such.
       const alt = index > 0 ? ` Same as ${path}/{id}.` : def.gluedDetailPath ? ` Also at ${path}{id}.` : '';
+      const operationId = (verb: string) => `${verb}${name}${index > 0 ? 'WithoutSlash' : ''}`;
       if (get) {
         app.get(
           detailPath,
@@ -200,6 +202,7 @@ export function resourceRoutes<
             ...bodyChecks,
             schema: {
               tags: [tag],
+              operationId: operationId('get'),
               ...describe(docs.get, {
                 summary: `One ${noun}`,
                 description: `${def.envelope === 'data' ? 'The record under `data`.' : 'An array of one record.'}${alt}`,
@@ -230,6 +233,7 @@ export function resourceRoutes<
             ...writeGuard,
             schema: {
               tags: [tag],
+              operationId: operationId('update'),
               ...describe(docs.update, {
                 summary: `Change a ${noun}`,
                 description: answersRecord
@@ -287,6 +291,7 @@ export function resourceRoutes<
             ...writeGuard,
             schema: {
               tags: [tag],
+              operationId: operationId('delete'),
               ...describe(docs.remove, {
                 summary: `Delete a ${noun}`,
                 description: `Soft delete (extension): the record leaves lists and details.${alt}`,
@@ -317,6 +322,7 @@ export function resourceRoutes<
           ...writeGuard,
           schema: {
             tags: [tag],
+            operationId: `create${name}`,
             ...describe(docs.create, {
               summary: `Create a ${noun}`,
               description:
@@ -341,12 +347,6 @@ export function resourceRoutes<
 
     for (const route of def.routes ?? []) route(app, deps);
   };
-}
-
-/** The summary and description of an operation: the resource's own, else the pattern's. */
-function describe(own: OperationDocs | undefined, pattern: { summary: string; description: string }) {
-  if (!own) return pattern;
-  return { summary: own.summary, ...(own.description === undefined ? {} : { description: own.description }) };
 }
 
 function wantsRepresentation(request: FastifyRequest): boolean {
