@@ -103,6 +103,12 @@ describe('furrow CLI', () => {
           assert.equal(list.status, 200, path);
           assert.ok(list.body.length >= atLeast, `${path} has demo records`);
         }
+        // The demo crop's picture is served by the app itself (the farm app shows own-address pictures).
+        const pictured = ((await demo.get('/api/crop/crop')).body as { image: string }[]).find(
+          (c) => c.image,
+        );
+        assert.ok(pictured, 'a demo crop has a picture');
+        assert.equal((await fetch(`${server.url}${pictured.image}`)).status, 200, pictured.image);
         const [task] = (await demo.get('/api/diary/production')).body;
         assert.equal(task.sub_cates.length, 2);
         assert.equal(task.season.name, 'Tomato spring 2026');

@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { request } from '../support/app.js';
 import {
-  accessibilityViolations,
+  assertAccessible,
   sidewaysOverflow,
   signIn,
   TEST_OUTPUT_DIR,
@@ -22,10 +21,6 @@ import { makeUser } from '../support/factories.js';
 const OUTPUT = join(TEST_OUTPUT_DIR, 'account');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-async function noViolations(page: Page) {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
 
 describe('Account page [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
@@ -43,7 +38,7 @@ describe('Account page [sqlite, chromium]', () => {
     assert.equal(await page.title(), 'Account · Furrow');
     await page.getByText(user.username, { exact: true }).waitFor();
     await screenshot('01-account-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // A wrong e-mail is refused next to its field, what was typed is kept.
     await page.getByLabel('Name', { exact: true }).fill('Chi Le');
@@ -56,7 +51,7 @@ describe('Account page [sqlite, chromium]', () => {
     await waitForFocusedId(page, 'account-email');
     assert.equal(await page.getByLabel('E-mail (optional)').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'Chi Le');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByLabel('E-mail (optional)').fill('chi@example.com');
     await page.getByLabel('Preferred language').selectOption('vi');
@@ -75,7 +70,7 @@ describe('Account page [sqlite, chromium]', () => {
       ['Chi Le', 'chi@example.com', 'vi'],
     );
     await screenshot('02-saved-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Another browser where nobody picked a language: after sign-in the account's language is used.
     const other = await screen({ viewport: PHONE });
@@ -122,7 +117,7 @@ describe('Account page [sqlite, chromium]', () => {
       'green valley tomatoes',
     );
     await screenshot('03-wrong-password-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Two different new passwords are caught before asking.
     await page.getByLabel('Current password').fill(user.password);
@@ -140,7 +135,7 @@ describe('Account page [sqlite, chromium]', () => {
     await waitForFocus(page, 'p', /^Your password is changed\./);
     assert.equal(await page.getByLabel('Current password').inputValue(), '', 'the fields are emptied');
     await screenshot('04-password-changed-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Sign out (under "More" on a phone) and in again with the new password.
     await page.getByRole('button', { name: 'More' }).click();
@@ -174,6 +169,6 @@ describe('Account page [sqlite, chromium]', () => {
       .waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits the phone');
     await screenshot('05-account-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 });

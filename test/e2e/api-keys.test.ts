@@ -8,42 +8,21 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
-  sidewaysOverflow,
+  assertAccessible,
+  assertFits,
   signIn,
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'api-keys');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-async function noViolations(page: Page) {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
-
-async function fits(page: Page) {
-  const overflow = await sidewaysOverflow(page);
-  assert.ok(overflow <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
-}
-
-/** Waits until the element with this id has the focus (polled: the page's CSP forbids eval). */
-async function focusOn(page: Page, id: string) {
-  const deadline = Date.now() + 30_000;
-  let now = '';
-  while (Date.now() < deadline) {
-    now = String(await page.evaluate('document.activeElement?.id'));
-    if (now === id) return;
-    await page.waitForTimeout(100);
-  }
-  assert.fail(`focus on #${id}, found #${now}`);
-}
 
 /** The answer to a program's call made with this key. */
 async function callWith(url: string, key: string): Promise<{ status: number; body: any }> {
@@ -67,7 +46,7 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await waitForFocus(page, 'h1', 'Keys for programs');
     await page.getByRole('heading', { name: 'No API keys yet' }).waitFor();
     await screenshot('01-empty-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // A key that expires in a moment (the server's clock stands at the suite's start).
     const expiresAt = Date.now() + 1000;
@@ -85,10 +64,10 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await page.getByRole('button', { name: 'Add key' }).click();
     await page.locator('#key-name-error').filter({ hasText: 'Fill this in.' }).waitFor();
     await page.locator('#key-expires-error').filter({ hasText: 'Choose today or a later day.' }).waitFor();
-    await focusOn(page, 'key-name');
+    await waitForFocusedId(page, 'key-name');
     assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true');
     await screenshot('02-add-refused-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     const nextYear = `${new Date().getFullYear() + 1}-06-30`;
     await page.getByLabel('Name', { exact: true }).fill('Greenhouse gateway');
@@ -115,7 +94,7 @@ describe('Keys for programs [sqlite, chromium]', () => {
     assert.equal(await row.locator('td[data-label="Last used"]').innerText(), 'Never');
     assert.equal(await row.locator('td[data-label="Expires"]').innerText(), `30 Jun ${nextYear.slice(0, 4)}`);
     await screenshot('03-key-shown-once-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // A program uses the copied key: it acts for the owner, as staff.
     const used = await callWith(suite.t.url, key);
@@ -135,7 +114,7 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await expired.getByText('Expired', { exact: true }).waitFor();
     await expired.getByText('It no longer works.', { exact: false }).waitFor();
     await screenshot('04-list-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Revoke, after a confirmation (Escape first: nothing happens).
     const revoke = row.getByRole('button', { name: 'Revoke Greenhouse gateway' });
@@ -144,7 +123,7 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await dialog.getByText('Programs using it stop working at once.', { exact: false }).waitFor();
     await waitForFocus(page, 'button', 'Cancel');
     await screenshot('05-revoke-confirmation-desktop-en', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await waitForFocus(page, 'button', 'Revoke Greenhouse gateway');
@@ -159,7 +138,7 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await row.waitFor({ state: 'detached' });
     assert.equal((await callWith(suite.t.url, key)).status, 401, 'a revoked key is refused at once');
     await screenshot('06-revoked-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('in Vietnamese at phone width: the list, the form, the key shown once and the confirmation fit', async () => {
@@ -169,7 +148,7 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await signIn(page, suite.farm.code, suite.farm.owner, 'vi');
     await page.getByRole('heading', { level: 1, name: 'Nhân sự' }).waitFor();
     await page.getByRole('heading', { level: 2, name: 'Khóa cho chương trình' }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('10-people-card-phone-vi');
     await page.getByRole('link', { name: 'Quản lý khóa cho chương trình' }).click();
     await page.getByRole('heading', { level: 1, name: 'Khóa cho chương trình' }).waitFor();
@@ -177,18 +156,18 @@ describe('Keys for programs [sqlite, chromium]', () => {
       .getByRole('row', { name: /Old sensor/ })
       .getByText('Đã hết hạn', { exact: true })
       .waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('11-list-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByRole('link', { name: 'Thêm khóa' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Thêm khóa' }).waitFor();
     await page.getByRole('button', { name: 'Thêm khóa' }).click();
     await page.locator('#key-name-error').filter({ hasText: 'Vui lòng điền mục này.' }).waitFor();
-    await focusOn(page, 'key-name');
-    await fits(page);
+    await waitForFocusedId(page, 'key-name');
+    await assertFits(page);
     await screenshot('12-add-refused-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByLabel('Tên', { exact: true }).fill('Trạm thời tiết');
     await page.getByRole('radio', { name: /Chủ trang trại/ }).check();
@@ -201,26 +180,26 @@ describe('Keys for programs [sqlite, chromium]', () => {
     const row = page.getByRole('row', { name: /Trạm thời tiết/ });
     await row.getByText('Thay đổi mọi thứ, như chủ trang trại').waitFor();
     await row.getByText('Chưa dùng lần nào').waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('13-key-shown-once-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
     const used = await callWith(suite.t.url, key);
     assert.equal(used.body.data.user.role, 'owner', 'an owner key acts as an owner');
 
     await page.getByLabel('Ngôn ngữ').selectOption('en');
     await page.getByRole('heading', { level: 2, name: 'Your new key' }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('14-key-shown-once-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByLabel('Language').selectOption('vi');
 
     await row.getByRole('button', { name: 'Thu hồi Trạm thời tiết' }).click();
     const dialog = page.getByRole('dialog', { name: 'Thu hồi khóa “Trạm thời tiết”?' });
     await dialog.getByText('sẽ ngừng hoạt động ngay lập tức', { exact: false }).waitFor();
     await waitForFocus(page, 'button', 'Hủy');
-    await fits(page);
+    await assertFits(page);
     await screenshot('15-revoke-confirmation-phone-vi', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await dialog.getByRole('button', { name: 'Hủy' }).click();
     await waitForFocus(page, 'button', 'Thu hồi Trạm thời tiết');
 
@@ -232,17 +211,17 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await page.setViewportSize(DESKTOP);
     await page.getByRole('columnheader', { name: 'Dùng lần cuối' }).waitFor();
     await screenshot('16-list-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByLabel('Ngôn ngữ').selectOption('en');
     await page.getByRole('heading', { level: 1, name: 'Keys for programs' }).waitFor();
     await page.setViewportSize(PHONE);
-    await fits(page);
+    await assertFits(page);
     await screenshot('17-list-phone-en');
     await page.getByRole('link', { name: 'Add a key' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Add a key' }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('18-add-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('staff following a link to the keys get the owner-only notice, and nothing is asked', async () => {
@@ -258,8 +237,8 @@ describe('Keys for programs [sqlite, chromium]', () => {
     await page.getByRole('heading', { name: 'Only owners can use People' }).waitFor();
     assert.equal(await page.getByLabel('Name', { exact: true }).count(), 0);
     assert.deepEqual(asked, [], 'no request to the keys API');
-    await fits(page);
+    await assertFits(page);
     await screenshot('20-staff-owner-only-phone', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
   });
 });

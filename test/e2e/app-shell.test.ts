@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import {
-  accessibilityViolations,
+  assertAccessible,
   sidewaysOverflow,
   signIn,
   TEST_OUTPUT_DIR,
@@ -37,10 +37,6 @@ async function navLinks(page: Page): Promise<string[]> {
   return (await page.locator('nav .nav-list a').allTextContents()).map((s) => s.trim());
 }
 
-async function noViolations(page: Page) {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
-
 describe('Farm app shell [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
   const { screen } = suite;
@@ -61,7 +57,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
     // A new farm has nothing waiting: Today says so.
     await page.getByRole('heading', { level: 2, name: 'All is well' }).waitFor();
     await screenshot('01-today-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await nav.getByRole('link', { name: 'Fields' }).click();
     await page.getByRole('heading', { level: 1, name: 'Fields' }).waitFor();
@@ -101,7 +97,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
     assert.equal(await page.evaluate('document.documentElement.lang'), 'vi');
     assert.equal(await page.title(), 'Đăng nhập · Furrow');
     await screenshot('02-sign-in-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await signIn(page, suite.farm.code, suite.farm.owner, 'vi');
     await page.getByRole('heading', { level: 1, name: 'Hôm nay' }).waitFor();
@@ -115,7 +111,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
     assert.equal(await more.getAttribute('aria-expanded'), 'false');
     assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('03-today-phone-vi', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
 
     await more.click();
     const menu = page.locator('#nav-more-menu');
@@ -125,7 +121,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
       ['Khu đất', 'Cây trồng', 'Mùa vụ', 'Webhook', 'Nhân sự', 'Tài khoản'],
     );
     await screenshot('04-more-phone-vi', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await page.keyboard.press('Escape');
     await menu.waitFor({ state: 'hidden' });
     await waitForFocus(page, 'button', 'Mục khác');
@@ -138,7 +134,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
     assert.equal(await page.title(), 'Webhook · Furrow');
     await page.getByText('Chưa có webhook nào').waitFor();
     await screenshot('05-webhooks-phone-vi', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
 
     // The language is kept for the next visit.
     await page.reload();
@@ -175,7 +171,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
         'Account',
       ]);
       await screenshot(`06-staff-${size}`, { fullPage: false });
-      await noViolations(page);
+      await assertAccessible(page);
 
       await page.goto('/manage/webhooks');
       await page.getByRole('heading', { name: 'Only owners can use Webhooks' }).waitFor();
@@ -183,7 +179,7 @@ describe('Farm app shell [sqlite, chromium]', () => {
       await page.getByRole('heading', { name: 'Only owners can use People' }).waitFor();
       assert.deepEqual(asked, [], 'no request to the owner-only API');
       await screenshot(`07-staff-owner-only-${size}`, { fullPage: false });
-      await noViolations(page);
+      await assertAccessible(page);
     });
   }
 
@@ -196,6 +192,6 @@ describe('Farm app shell [sqlite, chromium]', () => {
     await page.getByRole('status').filter({ hasText: 'You have signed out.' }).waitFor();
     await waitForFocus(page, 'h1', 'Sign in');
     assert.equal(await page.title(), 'Sign in · Furrow');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 });

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { request } from '../support/app.js';
 import {
-  accessibilityViolations,
+  assertAccessible,
   sidewaysOverflow,
   signIn,
   TEST_OUTPUT_DIR,
@@ -20,10 +20,6 @@ import { loginToken } from '../support/factories.js';
 const OUTPUT = join(TEST_OUTPUT_DIR, 'crops');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-async function noViolations(page: Page): Promise<void> {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
 
 /** The names in the first column of the list shown. */
 async function listedNames(page: Page): Promise<string[]> {
@@ -66,7 +62,7 @@ describe('Crops section [sqlite, chromium]', () => {
       'top and empty state',
     );
     await screenshot('01-empty-crops-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     const tabs = page.getByRole('navigation', { name: 'Crop records' });
     await tabs.getByRole('link', { name: 'Varieties' }).click();
@@ -75,11 +71,11 @@ describe('Crops section [sqlite, chromium]', () => {
     await waitForFocus(page, 'a', 'Varieties');
     assert.equal(await tabs.getByRole('link', { name: 'Varieties' }).getAttribute('aria-current'), 'page');
     assert.equal(await page.title(), 'Varieties · Crops · Furrow');
-    await noViolations(page);
+    await assertAccessible(page);
     await tabs.getByRole('link', { name: 'Product groups' }).click();
     await page.getByRole('heading', { name: 'No product groups yet' }).waitFor();
     await screenshot('02-empty-groups-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     const staff = await screen({ viewport: PHONE });
     await staff.page.goto('/manage/crops');
@@ -90,7 +86,7 @@ describe('Crops section [sqlite, chromium]', () => {
     assert.equal(await staff.page.getByRole('link', { name: 'Thêm cây trồng, vật nuôi' }).count(), 0);
     assert.ok((await sidewaysOverflow(staff.page)) <= 0, 'fits the phone');
     await staff.screenshot('03-empty-crops-phone-vi-staff');
-    await noViolations(staff.page);
+    await assertAccessible(staff.page);
   });
 
   it('owner keeps the records: adds a group, a variety and crops, edits, filters, searches and deletes', async () => {
@@ -141,7 +137,7 @@ describe('Crops section [sqlite, chromium]', () => {
     await page.getByLabel('Picture address').fill('https://example.com/pictures/mango.jpg');
     await page.getByLabel('Price').fill('25000');
     await screenshot('04-add-crop-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await announced(page, 'Mango orchard A added.');
     await waitForFocus(page, 'h1', 'Crops');
@@ -167,7 +163,7 @@ describe('Crops section [sqlite, chromium]', () => {
     const row = page.getByRole('row', { name: /Mango orchard A/ });
     assert.match((await row.textContent()) ?? '', /Fruit trees.*Cat Chu mango.*25,000.*Active/);
     await screenshot('05-crops-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Edit: made inactive, and the name emptied by mistake: the API's reason sits under the name.
     await page.getByRole('link', { name: 'Edit Mango orchard A' }).click();
@@ -192,7 +188,7 @@ describe('Crops section [sqlite, chromium]', () => {
     assert.equal(await page.getByLabel('Active (in use on the farm)').isChecked(), false);
     await page.getByText('Please correct the highlighted fields.').waitFor();
     await screenshot('06-field-error-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByLabel('Name').fill('Mango orchard A');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await announced(page, 'Changes to Mango orchard A saved.');
@@ -214,7 +210,7 @@ describe('Crops section [sqlite, chromium]', () => {
     await listed(page, ['Mango orchard A']);
     await page.getByLabel('Search by name').fill('zzz');
     await page.getByText('Nothing matches “zzz”.').waitFor();
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByLabel('Search by name').fill('');
     await listed(page, ['Ri chickens', 'Mango orchard A']);
 
@@ -225,14 +221,14 @@ describe('Crops section [sqlite, chromium]', () => {
     await dialog.waitFor();
     await waitForFocus(page, 'button', 'Cancel');
     await screenshot('07-delete-desktop-en', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await announced(page, 'Ri chickens deleted.');
     await waitForFocus(page, 'h1', 'Crops');
     await listed(page, ['Mango orchard A']);
     const gone = await request(suite.t.url, 'GET', `/api/crop/crop/${added.body[0].id}`, { token });
     assert.equal(gone.status, 404);
-    await noViolations(page);
+    await assertAccessible(page);
 
     // The same lists in Vietnamese at desktop width.
     await page.getByLabel('Language').selectOption('vi');
@@ -242,7 +238,7 @@ describe('Crops section [sqlite, chromium]', () => {
       .getByText('Ngừng dùng')
       .waitFor();
     await screenshot('08-crops-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
     await page
       .getByRole('navigation', { name: 'Hồ sơ cây trồng' })
       .getByRole('link', { name: 'Giống' })
@@ -254,13 +250,13 @@ describe('Crops section [sqlite, chromium]', () => {
       .waitFor();
     assert.equal(await page.getByRole('img', { name: 'Ảnh Broken picture' }).count(), 0);
     await screenshot('09-types-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
     // A variety's delete says what becomes of the crops that use it.
     await page.getByRole('button', { name: 'Xóa Broken picture' }).click();
     const ask = page.getByRole('dialog', { name: 'Xóa Broken picture?' });
     await ask.getByText('các cây trồng, vật nuôi đang dùng mục này sẽ hiện là “Chưa chọn”').waitFor();
     await waitForFocus(page, 'button', 'Hủy');
-    await noViolations(page);
+    await assertAccessible(page);
     await ask.getByRole('button', { name: 'Xóa' }).click();
     await announced(page, 'Đã xóa Broken picture.');
     await waitForFocus(page, 'h1', 'Cây trồng');
@@ -275,7 +271,7 @@ describe('Crops section [sqlite, chromium]', () => {
     await page.getByRole('row', { name: /Mango orchard A/ }).waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'crops fit the phone');
     await screenshot('10-crops-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
     const edit = page.getByRole('link', { name: 'Edit Mango orchard A' });
     const box = await edit.boundingBox();
     assert.ok(box && box.height >= 44, `touch target ${box?.height}px`);
@@ -290,7 +286,7 @@ describe('Crops section [sqlite, chromium]', () => {
     assert.equal(await page.getByLabel('Price').inputValue(), '2.5');
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the form with an error fits the phone');
     await screenshot('11-edit-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.goto('/manage/crops/categories');
     await page.getByRole('row', { name: /Fruit trees/ }).waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'groups fit the phone');
@@ -312,7 +308,7 @@ describe('Crops section [sqlite, chromium]', () => {
     await noChanges();
     assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('13-crops-phone-vi-staff');
-    await noViolations(page);
+    await assertAccessible(page);
 
     const tabs = page.getByRole('navigation', { name: 'Hồ sơ cây trồng' });
     await tabs.getByRole('link', { name: 'Giống' }).click();
@@ -320,14 +316,14 @@ describe('Crops section [sqlite, chromium]', () => {
     await noChanges();
     assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('14-types-phone-vi-staff');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await tabs.getByRole('link', { name: 'Nhóm sản phẩm' }).click();
     await page.getByRole('row', { name: /Fruit trees/ }).waitFor();
     await noChanges();
     assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('15-groups-phone-vi-staff');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // A form's address typed by hand: no form, only the notice (the API refuses anyway).
     await page.goto('/manage/crops/new');

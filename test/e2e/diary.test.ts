@@ -6,15 +6,15 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
-  sidewaysOverflow,
+  assertAccessible,
+  assertFits,
   signIn,
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
 
@@ -29,25 +29,6 @@ const apiTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace(
 function todayAt(hour: number, now: number): number {
   const local = new Date(now + ZONE_MS);
   return Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate(), hour) - ZONE_MS;
-}
-
-async function waitForFocusOn(page: Page, id: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = String(await page.evaluate('document.activeElement ? document.activeElement.id : ""'));
-    if (last === id) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`focus on #${id}, found #${last}`);
-}
-
-async function noViolations(page: Page, state: string): Promise<void> {
-  assert.deepEqual(await accessibilityViolations(page), [], `axe: ${state}`);
-}
-
-async function fits(page: Page, state: string): Promise<void> {
-  assert.ok((await sidewaysOverflow(page)) <= 0, `nothing overflows sideways: ${state}`);
 }
 
 describe('Diary section [sqlite, chromium]', () => {
@@ -99,7 +80,7 @@ describe('Diary section [sqlite, chromium]', () => {
     const today = page.locator('.week-day.is-today');
     await today.getByText('Weed block A').waitFor();
     await screenshot('01-week-desktop-en');
-    await noViolations(page, 'week');
+    await assertAccessible(page, 'week');
 
     // The stages tasks are grouped by: one more added.
     await page.getByRole('link', { name: 'Stages', exact: true }).click();
@@ -108,7 +89,7 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByLabel('Stage name', { exact: true }).fill('Harvest');
     await page.getByRole('button', { name: 'Add stage' }).click();
     await page.locator('.toast-info', { hasText: 'Stage Harvest added.' }).waitFor();
-    await waitForFocusOn(page, 'stage-name');
+    await waitForFocusedId(page, 'stage-name');
     await page.locator('.stage-item', { hasText: 'Harvest' }).waitFor();
     await page.getByLabel('Stage', { exact: true }).selectOption({ label: 'Planting' });
     await page.getByLabel('Sub-stage name').fill('Transplanting');
@@ -116,7 +97,7 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.locator('.toast-info', { hasText: 'Sub-stage Transplanting added to Planting.' }).waitFor();
     await page.getByRole('list', { name: 'Sub-stages of Planting' }).getByText('Transplanting').waitFor();
     await screenshot('01b-stages-desktop-en');
-    await noViolations(page, 'stages');
+    await assertAccessible(page, 'stages');
     await page.getByRole('link', { name: 'Back to the diary' }).click();
     await waitForFocus(page, 'h1', 'Diary');
 
@@ -126,9 +107,9 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByLabel('Task', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Add task' }).click();
     await page.locator('#task-name-error', { hasText: 'Fill this in.' }).waitFor();
-    await waitForFocusOn(page, 'task-name');
+    await waitForFocusedId(page, 'task-name');
     await screenshot('02-form-error-desktop-en');
-    await noViolations(page, 'form error');
+    await assertAccessible(page, 'form error');
     await page.getByLabel('Task', { exact: true }).fill('Transplant seedlings');
     await page.getByLabel('Season').selectOption({ label: 'Spring rice 2026' });
     await page.getByLabel('Stage').selectOption({ label: 'Planting' });
@@ -143,7 +124,7 @@ describe('Diary section [sqlite, chromium]', () => {
     await added.getByText(suite.staff.username).waitFor();
     await added.getByText('Planting · Transplanting').waitFor();
     await screenshot('03-week-added-desktop-en');
-    await noViolations(page, 'week with the new task');
+    await assertAccessible(page, 'week with the new task');
 
     // Another week and back: said aloud, the focus kept.
     await page.getByRole('button', { name: 'Next week' }).click();
@@ -173,7 +154,7 @@ describe('Diary section [sqlite, chromium]', () => {
       'the filters are in the address',
     );
     await screenshot('04-list-filtered-desktop-en');
-    await noViolations(page, 'filtered list');
+    await assertAccessible(page, 'filtered list');
 
     // Marked done from the list of open tasks: the row leaves, the result is said, the focus stays on the page.
     await page.getByRole('button', { name: 'Mark done: Transplant seedlings' }).click();
@@ -187,7 +168,7 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByRole('button', { name: 'Delete Old plan' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete the task Old plan?' });
     await dialog.waitFor();
-    await noViolations(page, 'delete dialog');
+    await assertAccessible(page, 'delete dialog');
     await dialog.getByRole('button', { name: 'Delete' }).click();
     await page.locator('.toast-info', { hasText: 'The task Old plan was deleted.' }).waitFor();
     await page.getByText('3 tasks found').waitFor();
@@ -198,11 +179,11 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByRole('heading', { name: 'Lọc công việc' }).waitFor();
     await page.locator('tbody tr', { hasText: 'Check water level' }).getByText('Quá hạn').waitFor();
     await screenshot('05-list-desktop-vi');
-    await noViolations(page, 'list, vi');
+    await assertAccessible(page, 'list, vi');
     await page.getByRole('button', { name: 'Tuần' }).click();
     await page.locator('.week-day.is-today').getByText('Transplant seedlings').waitFor();
     await screenshot('06-week-desktop-vi');
-    await noViolations(page, 'week, vi');
+    await assertAccessible(page, 'week, vi');
   });
 
   it('staff at phone width in Vietnamese mark an own task done and write what they did', async () => {
@@ -220,15 +201,15 @@ describe('Diary section [sqlite, chromium]', () => {
     assert.equal(await page.getByRole('button', { name: /^Xóa/ }).count(), 0);
     assert.equal(await page.getByRole('link', { name: /^Sửa/ }).count(), 0);
     await screenshot('07-staff-phone-vi');
-    await fits(page, 'staff tasks');
-    await noViolations(page, 'staff tasks, vi');
+    await assertFits(page, 'staff tasks');
+    await assertAccessible(page, 'staff tasks, vi');
 
     await weed.getByRole('button', { name: 'Đánh dấu đã xong: Weed block A' }).click();
     await page.locator('.toast-info', { hasText: 'Đã đánh dấu Weed block A là đã xong.' }).waitFor();
     await waitForFocus(page, 'button', 'Chưa xong');
     await weed.getByText('Đã xong').waitFor();
     await screenshot('08-staff-done-phone-vi');
-    await noViolations(page, 'marked done');
+    await assertAccessible(page, 'marked done');
 
     await weed.getByRole('link', { name: 'Cập nhật việc đã làm cho Weed block A' }).click();
     await waitForFocus(page, 'h1', 'Cập nhật công việc của bạn');
@@ -237,8 +218,8 @@ describe('Diary section [sqlite, chromium]', () => {
     assert.equal(await page.getByLabel('Công việc này đã xong').isChecked(), true);
     await page.getByLabel('Việc đã làm, ghi chú').fill('Đã nhổ cỏ xong hai luống phía bắc.');
     await screenshot('09-staff-form-phone-vi');
-    await fits(page, 'staff form');
-    await noViolations(page, 'staff form');
+    await assertFits(page, 'staff form');
+    await assertAccessible(page, 'staff form');
     await page.getByRole('button', { name: 'Lưu thay đổi' }).click();
     await waitForFocus(page, 'h1', 'Nhật ký');
     await page.locator('.toast-info', { hasText: 'Đã lưu công việc Weed block A.' }).waitFor();
@@ -249,8 +230,8 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByRole('heading', { level: 1, name: 'Diary' }).waitFor();
     await page.locator('.task-card', { hasText: 'Check water level' }).getByText('Overdue').waitFor();
     await screenshot('10-staff-phone-en');
-    await fits(page, 'staff tasks, en');
-    await noViolations(page, 'staff tasks, en');
+    await assertFits(page, 'staff tasks, en');
+    await assertAccessible(page, 'staff tasks, en');
   });
 
   it('an owner at phone width: the week day by day and the list as cards, in both languages', async () => {
@@ -260,20 +241,20 @@ describe('Diary section [sqlite, chromium]', () => {
     await page.getByRole('heading', { level: 1, name: 'Diary' }).waitFor();
     await page.locator('.week-day.is-today').getByText('Transplant seedlings').waitFor();
     await screenshot('11-week-phone-en');
-    await fits(page, 'week, phone');
-    await noViolations(page, 'week, phone');
+    await assertFits(page, 'week, phone');
+    await assertAccessible(page, 'week, phone');
     await page.getByRole('button', { name: 'List' }).click();
     await page.getByText('3 tasks found').waitFor();
     await screenshot('12-list-phone-en');
-    await fits(page, 'list, phone');
+    await assertFits(page, 'list, phone');
     await page.getByLabel('Language').selectOption('vi');
     await page.getByText('Tìm thấy 3 công việc').waitFor();
     await screenshot('13-list-phone-vi');
-    await fits(page, 'list, phone, vi');
-    await noViolations(page, 'list, phone, vi');
+    await assertFits(page, 'list, phone, vi');
+    await assertAccessible(page, 'list, phone, vi');
     await page.getByRole('button', { name: 'Tuần' }).click();
     await page.locator('.week-day.is-today').getByText('Transplant seedlings').waitFor();
     await screenshot('14-week-phone-vi');
-    await fits(page, 'week, phone, vi');
+    await assertFits(page, 'week, phone, vi');
   });
 });

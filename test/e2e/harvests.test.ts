@@ -9,45 +9,19 @@ import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
-  sidewaysOverflow,
+  assertAccessible,
+  assertFits,
   signIn,
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'harvests');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-async function noViolations(page: Page) {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
-
-async function fits(page: Page) {
-  const overflow = await sidewaysOverflow(page);
-  const widest =
-    overflow > 0
-      ? await page.evaluate(
-          `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).slice(-3).map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)).join(' | ')`,
-        )
-      : '';
-  assert.ok(overflow <= 0, `no sideways scrolling at phone width (${overflow}px too wide: ${widest})`);
-}
-
-/** Waits until the element with this id has the focus (polled: the page's CSP forbids eval). */
-async function focusOn(page: Page, id: string) {
-  const deadline = Date.now() + 30_000;
-  let now = '';
-  while (Date.now() < deadline) {
-    now = String(await page.evaluate('document.activeElement?.id'));
-    if (now === id) return;
-    await page.waitForTimeout(100);
-  }
-  assert.fail(`focus on #${id}, found #${now}`);
-}
 
 /** The totals card ("By crop", "By parcel") as a map of name to its weight cell's text. */
 async function totals(page: Page, title: string): Promise<Record<string, string>> {
@@ -120,9 +94,9 @@ describe('Harvests section [sqlite, chromium]', () => {
       0,
       'staff are offered no Confirm',
     );
-    await fits(page);
+    await assertFits(page);
     await screenshot('01-staff-list-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByRole('link', { name: 'Ghi lô thu hoạch' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Ghi lô thu hoạch' }).waitFor();
@@ -135,7 +109,7 @@ describe('Harvests section [sqlite, chromium]', () => {
     const weightError = page.locator('#harvest-kg-error');
     await weightError.waitFor();
     assert.equal(await weightError.textContent(), 'Vui lòng điền mục này.');
-    await focusOn(page, 'harvest-kg');
+    await waitForFocusedId(page, 'harvest-kg');
 
     // A negative weight: refused, in plain words, and what was typed stays.
     await page.getByLabel('Khối lượng (kg)').fill('-3');
@@ -144,10 +118,10 @@ describe('Harvests section [sqlite, chromium]', () => {
     assert.equal(await page.getByLabel('Khối lượng (kg)').getAttribute('aria-invalid'), 'true');
     assert.equal(await page.getByLabel('Khối lượng (kg)').inputValue(), '-3');
     assert.equal(await page.getByLabel('Lô đất').inputValue(), String(eastId));
-    await focusOn(page, 'harvest-kg');
-    await fits(page);
+    await waitForFocusedId(page, 'harvest-kg');
+    await assertFits(page);
     await screenshot('02-weight-refused-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByLabel('Khối lượng (kg)').fill('12,5');
     await page.getByLabel('Ghi chú (không bắt buộc)').fill('Hàng loại 1');
@@ -169,9 +143,9 @@ describe('Harvests section [sqlite, chromium]', () => {
     assert.equal(batches[0].parcel_id, eastId);
     assert.equal(batches[0].crop_type_id, dragonFruitId);
     assert.equal(batches[0].notes, 'Hàng loại 1');
-    await fits(page);
+    await assertFits(page);
     await screenshot('03-recorded-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // In English too: a second batch, from the other parcel.
     await page.getByLabel('Ngôn ngữ').selectOption('en');
@@ -193,9 +167,9 @@ describe('Harvests section [sqlite, chromium]', () => {
       .locator('#harvest-kg-error')
       .filter({ hasText: 'Enter a weight of more than 0 kg.' })
       .waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('04-weight-refused-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByLabel('Weight in kilograms').fill('40');
     await page.getByRole('button', { name: 'Record harvest' }).click();
     await page
@@ -212,9 +186,9 @@ describe('Harvests section [sqlite, chromium]', () => {
       0,
       'staff are offered no Confirm',
     );
-    await fits(page);
+    await assertFits(page);
     await screenshot('05-list-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('the owner at a desktop confirms a batch: said what it does, announced, focus on the batch; totals follow the period', async () => {
@@ -232,7 +206,7 @@ describe('Harvests section [sqlite, chromium]', () => {
       .getByText('No confirmed harvest in this period.')
       .waitFor();
     await screenshot('10-owner-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     const confirm = page.getByRole('button', { name: 'Confirm 12.5 kg of Dragon fruit from East field' });
     await confirm.click();
@@ -241,7 +215,7 @@ describe('Harvests section [sqlite, chromium]', () => {
     await dialog.getByText(/counts in the harvest totals, and Furrow tells the systems connected/).waitFor();
     await waitForFocus(page, 'button', 'Cancel'); // the safe choice first
     await screenshot('11-confirm-dialog-desktop-en', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await dialog.getByRole('button', { name: 'Confirm harvest' }).click();
     await page
       .getByRole('status')
@@ -262,7 +236,7 @@ describe('Harvests section [sqlite, chromium]', () => {
     await waitForTotals(page, 'By crop', { 'Dragon fruit': '12.5 kg' });
     await waitForTotals(page, 'By parcel', { 'East field': '12.5 kg' });
     await screenshot('12-confirmed-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Another period: last year's harvest, not this one.
     await page.getByLabel('Period').selectOption({ label: 'Choose dates' });
@@ -275,7 +249,7 @@ describe('Harvests section [sqlite, chromium]', () => {
     await waitForTotals(page, 'By parcel', { 'West field': '300 kg', 'East field': '12.5 kg' });
     await page.getByText('Total: 312.5 kg').first().waitFor();
     await screenshot('13-totals-all-time-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Only what waits.
     await page.getByRole('radio', { name: 'Waiting', exact: true }).check();
@@ -295,14 +269,14 @@ describe('Harvests section [sqlite, chromium]', () => {
     await page.getByRole('region', { name: 'Theo loại cây' }).getByText('Tổng: 312,5 kg').waitFor();
     await page.getByRole('region', { name: 'Theo lô đất' }).getByText('Tổng: 312,5 kg').waitFor();
     await screenshot('14-owner-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // The owner at phone width: batches as cards, Confirm within reach.
     await page.setViewportSize(PHONE);
     await page.getByRole('button', { name: 'Xác nhận 40 kg Dragon fruit từ West field' }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('15-owner-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('says when the batches cannot be loaded, with "Try again"', async () => {
@@ -323,9 +297,9 @@ describe('Harvests section [sqlite, chromium]', () => {
     await page.reload();
     const failed = page.getByRole('alert').filter({ hasText: 'Furrow is busy; try again shortly' });
     await failed.waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('20-error-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.unroute(batchList);
     await failed.getByRole('button', { name: 'Try again' }).click();
     await page.locator('table.batches tbody tr').filter({ hasText: '12.5 kg' }).waitFor();

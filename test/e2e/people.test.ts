@@ -7,42 +7,21 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
-  sidewaysOverflow,
+  assertAccessible,
+  assertFits,
   signIn,
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'people');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-async function noViolations(page: Page) {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
-
-async function fits(page: Page) {
-  const overflow = await sidewaysOverflow(page);
-  assert.ok(overflow <= 0, `no sideways scrolling at phone width (${overflow}px too wide)`);
-}
-
-/** Waits until the element with this id has the focus (polled: the page's CSP forbids eval). */
-async function focusOn(page: Page, id: string) {
-  const deadline = Date.now() + 30_000;
-  let now = '';
-  while (Date.now() < deadline) {
-    now = String(await page.evaluate('document.activeElement?.id'));
-    if (now === id) return;
-    await page.waitForTimeout(100);
-  }
-  assert.fail(`focus on #${id}, found #${now}`);
-}
 
 describe('People section [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
@@ -62,7 +41,7 @@ describe('People section [sqlite, chromium]', () => {
       .getByText('Staff', { exact: true })
       .waitFor();
     await screenshot('01-list-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByRole('link', { name: 'Add a person' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Add a person' }).waitFor();
@@ -72,7 +51,7 @@ describe('People section [sqlite, chromium]', () => {
     await page.getByLabel('First password').fill('short');
     await page.getByRole('button', { name: 'Add person' }).click();
     await page.locator('#person-password-error').filter({ hasText: 'Use at least 8 characters.' }).waitFor();
-    await focusOn(page, 'person-password');
+    await waitForFocusedId(page, 'person-password');
     assert.equal(await page.getByLabel('First password').getAttribute('aria-invalid'), 'true');
     await page.getByLabel('First password').fill(minh.password);
     await page.getByRole('button', { name: 'Add person' }).click();
@@ -80,11 +59,11 @@ describe('People section [sqlite, chromium]', () => {
       .locator('#person-username-error')
       .filter({ hasText: 'This is already used. Choose another.' })
       .waitFor();
-    await focusOn(page, 'person-username');
+    await waitForFocusedId(page, 'person-username');
     assert.equal(await page.getByLabel('Name (optional)').inputValue(), 'Minh Le', 'what was typed stays');
     assert.equal(await page.locator('#person-password-error').count(), 0);
     await screenshot('02-username-taken-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByLabel('Username').fill(minh.username);
     assert.equal(await page.getByRole('radio', { name: /Staff/ }).isChecked(), true, 'staff unless chosen');
@@ -108,7 +87,7 @@ describe('People section [sqlite, chromium]', () => {
     await page.getByRole('heading', { level: 1, name: 'Minh Le' }).waitFor();
     await waitForFocus(page, 'h1', 'Minh Le');
     await screenshot('03-person-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByRole('radio', { name: /Owner/ }).check();
     await page.getByRole('button', { name: 'Save role' }).click();
     await page.getByRole('status').filter({ hasText: 'Minh Le is now an owner.' }).waitFor();
@@ -126,8 +105,8 @@ describe('People section [sqlite, chromium]', () => {
       .locator('#person-new-password-error')
       .filter({ hasText: 'Use at least 8 characters.' })
       .waitFor();
-    await focusOn(page, 'person-new-password');
-    await noViolations(page);
+    await waitForFocusedId(page, 'person-new-password');
+    await assertAccessible(page);
     await page.getByLabel('New password', { exact: true }).fill('new-harvest-77');
     await page.getByRole('button', { name: 'Set password' }).click();
     await page
@@ -154,7 +133,7 @@ describe('People section [sqlite, chromium]', () => {
       .waitFor();
     await waitForFocus(page, 'button', 'Cancel');
     await screenshot('05-remove-confirmation-desktop-en', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     await waitForFocus(page, 'button', 'Remove Minh Le');
@@ -184,7 +163,7 @@ describe('People section [sqlite, chromium]', () => {
       'own password: Account',
     );
     await screenshot('06-own-page-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('in Vietnamese at phone width: the list, the form and its refusals fit', async () => {
@@ -197,9 +176,9 @@ describe('People section [sqlite, chromium]', () => {
       .getByRole('row', { name: /Ana Tran \(bạn\)/ })
       .getByText('Chủ trang trại')
       .waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('10-list-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByRole('link', { name: 'Thêm người' }).first().click();
     await page.getByRole('heading', { level: 1, name: 'Thêm người' }).waitFor();
@@ -210,33 +189,33 @@ describe('People section [sqlite, chromium]', () => {
       .locator('#person-username-error')
       .filter({ hasText: 'Chỉ dùng chữ thường a–z không dấu, chữ số và . _ @ -, bắt đầu bằng chữ hoặc số.' })
       .waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('11-add-refused-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.getByLabel('Ngôn ngữ').selectOption('en');
     await page.getByRole('heading', { level: 1, name: 'Add a person' }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('12-add-phone-en');
     await page.getByRole('link', { name: 'All people' }).click();
     await page.getByRole('heading', { level: 1, name: 'People' }).waitFor();
     await page.getByRole('link', { name: suite.staff.username }).click();
     await page.getByRole('heading', { level: 1, name: suite.staff.username }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('13-person-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
     await page.getByLabel('Language').selectOption('vi');
     await page.getByRole('heading', { name: 'Đặt mật khẩu mới' }).waitFor();
-    await fits(page);
+    await assertFits(page);
     await screenshot('14-person-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.setViewportSize(DESKTOP);
     await page.getByRole('link', { name: 'Tất cả nhân sự' }).click();
     await page.getByRole('heading', { level: 1, name: 'Nhân sự' }).waitFor();
     await page.getByRole('columnheader', { name: 'Vai trò' }).waitFor();
     await screenshot('15-list-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   for (const [size, viewport] of [
@@ -259,9 +238,9 @@ describe('People section [sqlite, chromium]', () => {
       await page.getByRole('heading', { name: 'Only owners can use People' }).waitFor();
       assert.equal(await page.getByLabel('Username').count(), 0);
       assert.deepEqual(asked, [], 'no request to the users API');
-      if (size === 'phone') await fits(page);
+      if (size === 'phone') await assertFits(page);
       await screenshot(`20-staff-owner-only-${size}`, { fullPage: false });
-      await noViolations(page);
+      await assertAccessible(page);
     });
   }
 });

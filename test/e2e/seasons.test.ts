@@ -6,37 +6,21 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import type { Page } from 'playwright-core';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
+  assertAccessible,
   sidewaysOverflow,
   signIn,
   TEST_OUTPUT_DIR,
   useScreenSuite,
   waitForFocus,
+  waitForFocusedId,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'seasons');
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
-
-/** Waits until the element with this id has the keyboard focus. */
-async function waitForFocusOn(page: Page, id: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  let last = '';
-  while (Date.now() < deadline) {
-    last = String(await page.evaluate('document.activeElement ? document.activeElement.id : ""'));
-    if (last === id) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`focus on #${id}, found #${last}`);
-}
-
-async function noViolations(page: Page, state: string): Promise<void> {
-  assert.deepEqual(await accessibilityViolations(page), [], `axe: ${state}`);
-}
 
 describe('Seasons section [sqlite, chromium]', () => {
   const suite = useScreenSuite(OUTPUT);
@@ -76,7 +60,7 @@ describe('Seasons section [sqlite, chromium]', () => {
     await page.getByRole('heading', { name: 'No seasons yet' }).waitFor();
     await page.getByText('Spring rice').waitFor();
     await screenshot('01-empty-desktop-en');
-    await noViolations(page, 'empty list');
+    await assertAccessible(page, 'empty list');
 
     await page.getByRole('link', { name: 'Start a season' }).first().click();
     await waitForFocus(page, 'h1', 'Start a season');
@@ -85,12 +69,12 @@ describe('Seasons section [sqlite, chromium]', () => {
     // Nothing filled in: the API's refusals show next to their fields, the focus on the first.
     await page.getByRole('button', { name: 'Start season' }).click();
     await page.getByText('Please correct the highlighted fields.').waitFor();
-    await waitForFocusOn(page, 'season-crop');
+    await waitForFocusedId(page, 'season-crop');
     const nameError = page.locator('#season-name-error');
     assert.equal(await nameError.textContent(), 'Fill this in.');
     assert.equal(await page.getByLabel('Season name').getAttribute('aria-invalid'), 'true');
     await screenshot('02-field-errors-desktop-en');
-    await noViolations(page, 'field errors');
+    await assertAccessible(page, 'field errors');
 
     // The template fills in the crop and the name.
     await page.getByLabel('Season template (optional)').selectOption({ label: 'Spring rice' });
@@ -115,17 +99,17 @@ describe('Seasons section [sqlite, chromium]', () => {
     await row.getByRole('cell', { name: 'Jasmine rice' }).waitFor();
     await row.getByText('River farm · Block A').waitFor();
     await screenshot('04-started-desktop-en');
-    await noViolations(page, 'list with the new season');
+    await assertAccessible(page, 'list with the new season');
 
     // A template of its own, added below the list.
     await page.getByLabel('Template name').fill('Winter corn');
     await page.locator('#template-crop').selectOption({ label: 'Sweet corn' });
     await page.getByRole('button', { name: 'Add template' }).click();
     await page.locator('.toast-info', { hasText: 'Template Winter corn added.' }).waitFor();
-    await waitForFocusOn(page, 'template-name');
+    await waitForFocusedId(page, 'template-name');
     await page.locator('.template-item', { hasText: 'Winter corn' }).getByText('Crop: Sweet corn').waitFor();
     await screenshot('05-template-added-desktop-en');
-    await noViolations(page, 'template added');
+    await assertAccessible(page, 'template added');
 
     // Edit: the form keeps the season; a changed end date is saved.
     await page.getByRole('link', { name: 'Edit season Spring rice 2026' }).click();
@@ -140,7 +124,7 @@ describe('Seasons section [sqlite, chromium]', () => {
     // Seasons of one crop.
     await page.getByLabel('Show seasons of').selectOption({ label: 'Sweet corn' });
     await page.getByRole('heading', { name: 'No seasons of this crop' }).waitFor();
-    await noViolations(page, 'no season of the crop');
+    await assertAccessible(page, 'no season of the crop');
     await page.getByLabel('Show seasons of').selectOption({ label: 'Jasmine rice' });
     await page.getByText('1 season', { exact: true }).waitFor();
     await row.waitFor();
@@ -162,13 +146,13 @@ describe('Seasons section [sqlite, chromium]', () => {
     await row.getByText(/^Mã S20261101-\w{6}$/).waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the list fits the phone');
     await screenshot('06-list-phone-vi');
-    await noViolations(page, 'list, phone, vi');
+    await assertAccessible(page, 'list, phone, vi');
 
     await page.getByRole('button', { name: 'Xóa mùa vụ Ngô đông thử' }).click();
     const dialog = page.getByRole('dialog', { name: 'Xóa mùa vụ Ngô đông thử?' });
     await dialog.waitFor();
     await screenshot('07-delete-dialog-phone-vi', { fullPage: false });
-    await noViolations(page, 'delete dialog, vi');
+    await assertAccessible(page, 'delete dialog, vi');
     await dialog.getByRole('button', { name: 'Xóa' }).click();
     await page.locator('.toast-info', { hasText: 'Đã xóa mùa vụ Ngô đông thử.' }).waitFor();
     await waitForFocus(page, 'h1', 'Mùa vụ');
@@ -181,7 +165,7 @@ describe('Seasons section [sqlite, chromium]', () => {
     await page.locator('#season-name-error', { hasText: 'Vui lòng điền mục này.' }).waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the form fits the phone');
     await screenshot('08-form-errors-phone-vi');
-    await noViolations(page, 'form errors, phone, vi');
+    await assertAccessible(page, 'form errors, phone, vi');
 
     // The same form in English on the phone, through the header's language control.
     await page.getByLabel('Ngôn ngữ').selectOption('en');
@@ -207,6 +191,6 @@ describe('Seasons section [sqlite, chromium]', () => {
     assert.equal(await page.getByRole('link', { name: /^Sửa/ }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Thêm mẫu' }).count(), 0);
     await screenshot('11-staff-desktop-vi');
-    await noViolations(page, 'staff, vi');
+    await assertAccessible(page, 'staff, vi');
   });
 });

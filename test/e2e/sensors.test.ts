@@ -8,7 +8,7 @@ import { before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
+  assertAccessible,
   sidewaysOverflow,
   signIn,
   TEST_OUTPUT_DIR,
@@ -44,10 +44,6 @@ async function paintedPixels(page: Page, selector: string): Promise<number> {
     for (let i = 3; i < pixels.length; i += 4) if (pixels[i] > 0) painted++;
     return painted;
   })()`)) as number;
-}
-
-async function noViolations(page: Page, state: string): Promise<void> {
-  assert.deepEqual(await accessibilityViolations(page), [], `axe: ${state}`);
 }
 
 describe('Sensors section [sqlite, chromium]', () => {
@@ -135,7 +131,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     await firstAlert.getByText('Active').waitFor();
     await firstAlert.getByText('Rule: Temperature above 35 °C').waitFor();
     await page.locator('table.rules').getByText('Temperature above 35 °C').waitFor();
-    await noViolations(page, 'list');
+    await assertAccessible(page, 'list');
     await screenshot('01-owner-desktop-list');
 
     // The device's page: a chart per measurement, drawn, with its numbers in a table.
@@ -185,7 +181,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     await temperature.getByText('Show the numbers').click();
     await checkNumbers('1m');
     assert.equal(await temperature.locator('table.numbers-table tbody tr').count(), 48);
-    await noViolations(page, 'device page, 24 hours, numbers shown');
+    await assertAccessible(page, 'device page, 24 hours, numbers shown');
     await screenshot('02-owner-desktop-device-24h');
 
     await page.getByRole('radio', { name: 'Last 7 days' }).check();
@@ -195,7 +191,7 @@ describe('Sensors section [sqlite, chromium]', () => {
       .waitFor();
     await checkNumbers('1h');
     assert.ok((await paintedPixels(page, '.reading-chart canvas')) > 500, 'the 7-day chart is drawn');
-    await noViolations(page, 'device page, 7 days');
+    await assertAccessible(page, 'device page, 7 days');
     await screenshot('03-owner-desktop-device-7d');
 
     // A rule: a measurement name the API refuses is shown next to its field, then fixed.
@@ -216,7 +212,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     await waitForFocusedId(page, 'rule-metric');
     assert.equal(await page.getByLabel('Limit').inputValue(), '20', 'what was typed is kept');
     assert.equal(await page.locator('#rule-metric').getAttribute('aria-invalid'), 'true');
-    await noViolations(page, 'rule form with a field error');
+    await assertAccessible(page, 'rule form with a field error');
     await screenshot('04-owner-desktop-rule-error');
 
     await page.getByLabel('Measurement').fill('soil_moisture');
@@ -229,7 +225,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     await page.getByRole('button', { name: 'Delete the rule: Soil moisture below 20 %' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this alert rule?' });
     await dialog.getByText('No more alerts will be raised when Soil moisture below 20 %.').waitFor();
-    await noViolations(page, 'delete dialog');
+    await assertAccessible(page, 'delete dialog');
     await dialog.getByRole('button', { name: 'Delete rule' }).click();
     await page.getByRole('status').getByText('The alert rule was deleted.').waitFor();
     await waitForFocus(page, 'h2', 'Alert rules');
@@ -245,7 +241,7 @@ describe('Sensors section [sqlite, chromium]', () => {
       .getByText(/^Alert acknowledged: Temperature: 38 °C/)
       .waitFor();
     assert.equal(await firstAlert.getByRole('button', { name: /^Acknowledge/ }).count(), 0);
-    await noViolations(page, 'alert acknowledged');
+    await assertAccessible(page, 'alert acknowledged');
     await screenshot('05-owner-desktop-acknowledged');
 
     // A new crossing, sent by the gateway now, shows without a reload.
@@ -254,7 +250,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     await newAlert.waitFor({ timeout: 25_000 });
     await newAlert.getByRole('button', { name: /^Acknowledge/ }).waitFor();
     assert.equal(await page.locator('.alert-item').count(), 2);
-    await noViolations(page, 'a new alert');
+    await assertAccessible(page, 'a new alert');
     await screenshot('06-owner-desktop-new-alert');
 
     // A device: a code with a space is refused next to its field; fixed, the device has its page;
@@ -271,7 +267,7 @@ describe('Sensors section [sqlite, chromium]', () => {
       .waitFor();
     await waitForFocusedId(page, 'device-code');
     assert.equal(await page.getByLabel('Name (optional)').inputValue(), 'Pump house probe');
-    await noViolations(page, 'device form with a field error');
+    await assertAccessible(page, 'device form with a field error');
     await screenshot('07-owner-desktop-device-error');
     await page.getByLabel('Device code').fill('pump-1');
     await page.getByRole('button', { name: 'Add device' }).click();
@@ -282,7 +278,7 @@ describe('Sensors section [sqlite, chromium]', () => {
       .locator('.page-title')
       .getByText(/Offline/)
       .waitFor();
-    await noViolations(page, 'a new device');
+    await assertAccessible(page, 'a new device');
     await page.getByRole('button', { name: 'Delete' }).click();
     await page
       .getByRole('dialog', { name: 'Delete this device?' })
@@ -313,7 +309,7 @@ describe('Sensors section [sqlite, chromium]', () => {
       `the chart fits the phone (${canvasWidth}px)`,
     );
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the device page fits a phone');
-    await noViolations(page, 'device page at phone width');
+    await assertAccessible(page, 'device page at phone width');
     await screenshot('09-owner-phone-device');
   });
 
@@ -333,7 +329,7 @@ describe('Sensors section [sqlite, chromium]', () => {
     }
     assert.equal(await page.getByRole('button', { name: /^Sửa quy tắc|^Xóa quy tắc/ }).count(), 0);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits a phone');
-    await noViolations(page, 'staff list');
+    await assertAccessible(page, 'staff list');
     await screenshot('10-staff-phone-vi-list');
 
     // The API lets anyone of the farm acknowledge: staff are offered it.
@@ -351,7 +347,7 @@ describe('Sensors section [sqlite, chromium]', () => {
       .getByRole('status')
       .getByText(/^Đã xác nhận cảnh báo/)
       .waitFor();
-    await noViolations(page, 'staff acknowledged');
+    await assertAccessible(page, 'staff acknowledged');
 
     await page.getByRole('link', { name: 'Greenhouse A sensor' }).first().click();
     await waitForFocus(page, 'h1', 'Greenhouse A sensor');
@@ -365,13 +361,13 @@ describe('Sensors section [sqlite, chromium]', () => {
     assert.equal(await page.getByRole('button', { name: 'Xóa' }).count(), 0);
     await page.getByText('Xem các con số').first().click();
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the device page fits a phone');
-    await noViolations(page, 'staff device page');
+    await assertAccessible(page, 'staff device page');
     await screenshot('11-staff-phone-vi-device');
 
     await page.setViewportSize(DESKTOP);
     await page.getByRole('link', { name: 'Tất cả cảm biến' }).click();
     await waitForFocus(page, 'h1', 'Cảm biến');
-    await noViolations(page, 'staff desktop');
+    await assertAccessible(page, 'staff desktop');
     await screenshot('12-staff-desktop-vi-list');
   });
 });

@@ -12,7 +12,7 @@ import { sweepOfflineDevices } from '../../src/modules/iot/offline-sweeper.js';
 import { findEndpoint, updateEndpoint } from '../../src/modules/webhooks/webhook.repository.js';
 import { client } from '../support/app.js';
 import {
-  accessibilityViolations,
+  assertAccessible,
   sidewaysOverflow,
   signIn,
   TEST_OUTPUT_DIR,
@@ -29,10 +29,6 @@ type Client = ReturnType<typeof client>;
 
 /** A diary time, UTC: "2026-11-24 08:00:00". */
 const diaryTime = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-
-async function noViolations(page: Page) {
-  assert.deepEqual(await accessibilityViolations(page), []);
-}
 
 /** The number shown next to a group's heading. */
 async function groupCount(page: Page, title: string | RegExp): Promise<string> {
@@ -209,7 +205,7 @@ describe('Today page [sqlite, chromium]', () => {
     }
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits the phone');
     await screenshot('01-owner-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // Acknowledge the newest alert: it leaves the list, the count drops, the focus goes to the next.
     await page.evaluate('window.__stillHere = true');
@@ -227,7 +223,7 @@ describe('Today page [sqlite, chromium]', () => {
     await main.getByText('1 acknowledged alert is still active.').waitFor();
     assert.equal(await main.getByText('Humidity: 94').count(), 0, 'the acknowledged alert left the list');
     await screenshot('02-acknowledged-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
 
     // A new alert raised through the API shows up by itself.
     await reading('gh1-climate', 'temperature', 24);
@@ -241,7 +237,7 @@ describe('Today page [sqlite, chromium]', () => {
     const dialog = page.getByRole('dialog', { name: 'Confirm this harvest?' });
     await dialog.waitFor();
     await screenshot('03-confirm-harvest-phone-en', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
     await dialog.getByRole('button', { name: 'Confirm' }).click();
     await page
       .getByRole('status')
@@ -252,7 +248,7 @@ describe('Today page [sqlite, chromium]', () => {
     const batches = (await owner.get('/api/harvest/batches?status=confirmed')).body;
     assert.equal(batches.length, 1);
     assert.equal(batches[0].quantity_kg, 120.5);
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('owner on a desktop: the groups side by side (the picture of the README, docs/today.png)', async () => {
@@ -264,7 +260,7 @@ describe('Today page [sqlite, chromium]', () => {
     assert.equal(await groupCount(page, 'Alerts'), '2');
     assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('04-owner-desktop-en', { fullPage: false });
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('staff member: only their own tasks, no webhooks, no confirm button', async () => {
@@ -285,7 +281,7 @@ describe('Today page [sqlite, chromium]', () => {
     // Staff acknowledge alerts too.
     assert.ok((await main.getByRole('button', { name: /^Acknowledge/ }).count()) > 0);
     await screenshot('05-staff-desktop-en');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('speaks Vietnamese at phone and desktop width', async () => {
@@ -310,13 +306,13 @@ describe('Today page [sqlite, chromium]', () => {
     assert.equal((await main.getByRole('button', { name: /^Đã biết: Nhiệt độ ở/ }).count()) > 0, true);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'fits the phone');
     await screenshot('06-owner-phone-vi');
-    await noViolations(page);
+    await assertAccessible(page);
 
     await page.setViewportSize(DESKTOP);
     await page.getByRole('heading', { level: 2, name: /^Cảnh báo/ }).waitFor();
     assert.ok((await sidewaysOverflow(page)) <= 0);
     await screenshot('07-owner-desktop-vi');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('a farm with nothing to do says all is well', async () => {
@@ -330,7 +326,7 @@ describe('Today page [sqlite, chromium]', () => {
     assert.equal(await groupCount(page, 'Alerts'), '0');
     assert.equal(await page.locator('.today-summary').count(), 0);
     await screenshot('08-all-well-phone-en');
-    await noViolations(page);
+    await assertAccessible(page);
   });
 
   it('an expired session on Today goes back to sign-in, ready to sign in again', async () => {

@@ -313,6 +313,26 @@ export async function waitForFocusedId(page: Page, id: string, timeoutMs = 30_00
   );
 }
 
+/** Fails with the page's WCAG 2.1 A/AA violations (axe), if it has any; `state` names the screen. */
+export async function assertAccessible(page: Page, state?: string): Promise<void> {
+  assert.deepEqual(await accessibilityViolations(page), [], state === undefined ? 'axe' : `axe: ${state}`);
+}
+
+/** Fails when the page scrolls sideways (at phone width), naming the elements that stick out. */
+export async function assertFits(page: Page, state?: string): Promise<void> {
+  const overflow = await sidewaysOverflow(page);
+  const widest =
+    overflow > 0
+      ? await page.evaluate(
+          `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth).slice(-3).map((e) => e.tagName + '.' + e.className + ' ' + (e.textContent || '').slice(0, 40)).join(' | ')`,
+        )
+      : '';
+  assert.ok(
+    overflow <= 0,
+    `no sideways scrolling${state === undefined ? '' : `: ${state}`} (${overflow}px too wide: ${widest})`,
+  );
+}
+
 /** Sideways overflow of the page in pixels (0 or less: it fits the window). */
 export async function sidewaysOverflow(page: Page): Promise<number> {
   return Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
