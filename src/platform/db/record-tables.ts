@@ -39,6 +39,7 @@ export const RECORD_TABLES = [
   'users',
   'iot_devices',
   'iot_rules',
+  'iot_mqtt_sources',
 ] as const satisfies readonly RecordTable[];
 
 /** Compiles only while RECORD_TABLES names every record table. */

@@ -5,6 +5,7 @@ import type { FoundationTables } from './tables/foundation.js';
 import type { IdempotencyTables } from './tables/idempotency.js';
 import type { IotTables } from './tables/iot.js';
 import type { ListTables } from './tables/lists.js';
+import type { NotificationTables } from './tables/notifications.js';
 import type { ResourceTables } from './tables/resources.js';
 import type { WebhookTables } from './tables/webhooks.js';
 
@@ -22,7 +23,8 @@ export interface Database
     WebhookTables,
     IotTables,
     ListTables,
-    IdempotencyTables {}
+    IdempotencyTables,
+    NotificationTables {}
 
 export type Db = Kysely<Database> | Transaction<Database>;
 export type DialectName = 'sqlite' | 'postgres';

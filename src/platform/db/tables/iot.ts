@@ -12,6 +12,8 @@ export interface IotDevicesTable {
   /** 1 online, 0 offline (or never heard from). */
   is_online: number;
   offline_at: number | null;
+  /** LoRaWAN DevEUI, 16 hex digits in lower case; null for devices that are not LoRaWAN. */
+  dev_eui: string | null;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -33,6 +35,10 @@ export interface IotRulesTable {
   threshold: number;
   severity: 'info' | 'warning' | 'critical';
   message: string | null;
+  /** The value must be back past this to resolve an alert; null: the threshold itself. */
+  clear_threshold: number | null;
+  /** How long the value must stay beyond the threshold before an alert is raised. */
+  min_duration_seconds: Generated<number>;
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
@@ -44,7 +50,55 @@ export interface IotRuleStatesTable {
   device_id: number;
   breached: number;
   last_recorded_at: number;
+  /** recorded_at of the first reading of a breach not yet min_duration long; null otherwise. */
+  pending_since: number | null;
+  /** The alert this rule has active on this device, if any. */
+  active_alert_id: number | null;
   updated_at: number;
+}
+
+/** A network-server or broker event already stored (ChirpStack deduplicationId, TTS correlation id). */
+export interface IotIngestKeysTable {
+  tenant_id: number;
+  ingest_key: string;
+  created_at: number;
+}
+
+/** A device data arrived for that no live device claims, listed for adoption. */
+export interface IotUnclaimedDevicesTable {
+  tenant_id: number;
+  dev_eui: string;
+  source: 'chirpstack' | 'tts' | 'mqtt';
+  name: string | null;
+  first_seen_at: number;
+  last_seen_at: number;
+  seen_count: number;
+  /** The last decoded payload, JSON text cut to 4 KB. */
+  last_payload: string | null;
+}
+
+export type MqttFormat = 'chirpstack' | 'tts' | 'furrow';
+
+export interface IotMqttSourcesTable {
+  id: Generated<number>;
+  tenant_id: number;
+  name: string;
+  url: string;
+  username: string | null;
+  /** Encrypted with the service's secret key. */
+  password_encrypted: string | null;
+  /** JSON array of topic filters. */
+  topics: string;
+  format: MqttFormat;
+  enabled: Generated<number>;
+  connected: Generated<number>;
+  last_message_at: number | null;
+  last_error: string | null;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
 }
 
 export interface IotReadingsTable {
@@ -117,5 +171,8 @@ export interface IotTables {
   iot_readings_1h: IotReadingRollupTable;
   iot_readings_1d: IotReadingRollupTable;
   iot_alerts: IotAlertsTable;
+  iot_ingest_keys: IotIngestKeysTable;
+  iot_unclaimed_devices: IotUnclaimedDevicesTable;
+  iot_mqtt_sources: IotMqttSourcesTable;
   harvest_batches: HarvestBatchesTable;
 }
