@@ -117,6 +117,12 @@ export const SECTIONS: readonly Section[] = [
       { path: '/devices/$id/edit', page: () => import('../sections/sensors/DeviceFormPage') },
       { path: '/rules/new', page: () => import('../sections/sensors/RuleFormPage') },
       { path: '/rules/$id/edit', page: () => import('../sections/sensors/RuleFormPage') },
+      { path: '/connect', page: () => import('../sections/sensors/ConnectPage') },
+      { path: '/mqtt/new', page: () => import('../sections/sensors/MqttFormPage') },
+      { path: '/mqtt/$id/edit', page: () => import('../sections/sensors/MqttFormPage') },
+      { path: '/new-devices', page: () => import('../sections/sensors/NewDevicesPage') },
+      { path: '/new-devices/$devEui', page: () => import('../sections/sensors/AdoptPage') },
+      { path: '/email-alerts', page: () => import('../sections/sensors/EmailAlertsPage') },
     ],
   },
   {

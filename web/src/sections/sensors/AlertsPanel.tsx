@@ -214,7 +214,12 @@ function AlertItem({
     <li className={`alert-item ${active ? 'is-active' : 'is-resolved'} severity-${alert.severity}`}>
       <div className="alert-badges">
         <SeverityBadge severity={alert.severity} />
-        <span className={`badge alert-${alert.status}`}>{t(active ? 'alert.active' : 'alert.resolved')}</span>
+        <span className={`badge alert-${alert.status}`}>
+          <span aria-hidden="true" className="status-mark">
+            {active ? '!' : '✓'}
+          </span>{' '}
+          {t(active ? 'alert.active' : 'alert.resolved')}
+        </span>
       </div>
       <h3 className="alert-title">
         {t('alert.title', {

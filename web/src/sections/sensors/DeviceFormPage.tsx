@@ -1,4 +1,5 @@
-// Add or edit a device (owners). The API checks the code (unique, no spaces) and the zone; its
+// Add or edit a device (owners). The DevEUI of a LoRaWAN device (16 hex digits, optional) is
+// checked here first; the API checks the code (unique, no spaces), the DevEUI and the zone; its
 // reasons are shown next to the field they concern and the focus goes to the first one to fix.
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { type FormEvent, useRef, useState } from 'react';
@@ -11,7 +12,12 @@ import { ErrorState, Loading } from '../../ui/States';
 import { type Device, useDevice, useSaveDevice, useZones } from './api';
 import { texts } from './texts';
 
-const FIELDS = ['code', 'name', 'zone_id', 'heartbeat_timeout_seconds'] as const;
+const FIELDS = ['code', 'name', 'dev_eui', 'zone_id', 'heartbeat_timeout_seconds'] as const;
+
+/** A DevEUI as people copy it (spaces, colons or dashes, any case) in the form the API keeps. */
+export function normalDevEui(text: string): string {
+  return text.replace(/[\s:-]/g, '').toLowerCase();
+}
 type FieldName = (typeof FIELDS)[number];
 
 export default function DeviceFormPage() {
@@ -51,6 +57,7 @@ function DeviceForm({ device }: { device: Device | null }) {
   const save = useSaveDevice(editId);
   const [code, setCode] = useState(device?.code ?? '');
   const [name, setName] = useState(device?.name ?? '');
+  const [devEui, setDevEui] = useState(device?.dev_eui ?? '');
   const [zoneId, setZoneId] = useState(device?.zone_id ? String(device.zone_id) : '');
   const [minutes, setMinutes] = useState(String(Math.round((device?.heartbeat_timeout_seconds ?? 300) / 60)));
   const [errors, setErrors] = useState<FormErrors<FieldName>>(noErrors);
@@ -58,6 +65,7 @@ function DeviceForm({ device }: { device: Device | null }) {
   const refs = {
     code: useRef<HTMLInputElement>(null),
     name: useRef<HTMLInputElement>(null),
+    dev_eui: useRef<HTMLInputElement>(null),
     zone_id: useRef<HTMLSelectElement>(null),
     heartbeat_timeout_seconds: useRef<HTMLInputElement>(null),
   };
@@ -75,8 +83,14 @@ function DeviceForm({ device }: { device: Device | null }) {
     event.preventDefault();
     if (save.isPending) return;
     const wholeMinutes = Number(minutes);
+    const eui = normalDevEui(devEui);
+    const found: FormErrors<FieldName> = noErrors();
+    if (eui !== '' && !/^[0-9a-f]{16}$/.test(eui)) found.fields.dev_eui = t('devform.dev_eui_pattern');
     if (!Number.isInteger(wholeMinutes) || wholeMinutes < 1) {
-      showErrors({ fields: { heartbeat_timeout_seconds: t('devform.timeout_number') }, general: [] });
+      found.fields.heartbeat_timeout_seconds = t('devform.timeout_number');
+    }
+    if (Object.keys(found.fields).length > 0) {
+      showErrors(found);
       return;
     }
     setErrors(noErrors());
@@ -84,6 +98,7 @@ function DeviceForm({ device }: { device: Device | null }) {
       {
         code: code.trim(),
         name: name.trim(),
+        dev_eui: eui === '' ? null : eui,
         zone_id: zoneId ? Number(zoneId) : null,
         heartbeat_timeout_seconds: wholeMinutes * 60,
       },
@@ -101,6 +116,8 @@ function DeviceForm({ device }: { device: Device | null }) {
           if (found.fields.code && !code.trim()) found.fields.code = t('fielderror.required');
           else if (found.fields.code && /format|định dạng|pattern/i.test(found.fields.code))
             found.fields.code = t('devform.code_pattern');
+          if (found.fields.dev_eui && /format|định dạng|pattern/i.test(found.fields.dev_eui))
+            found.fields.dev_eui = t('devform.dev_eui_pattern');
           showErrors(found);
         },
       },
@@ -169,6 +186,25 @@ function DeviceForm({ device }: { device: Device | null }) {
               autoComplete="off"
               value={name}
               onChange={(event) => setName(event.target.value)}
+            />
+          )}
+        </Field>
+        <Field
+          id="device-eui"
+          label={t('devform.dev_eui')}
+          hint={t('devform.dev_eui_hint')}
+          error={errors.fields.dev_eui}
+        >
+          {(control) => (
+            <input
+              {...control}
+              ref={refs.dev_eui}
+              name="dev_eui"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              value={devEui}
+              onChange={(event) => setDevEui(event.target.value)}
             />
           )}
         </Field>

@@ -162,6 +162,14 @@ export default function DevicePage() {
               <code>{data.code}</code>
             </dd>
           </div>
+          {data.dev_eui && (
+            <div>
+              <dt>{t('device.dev_eui')}</dt>
+              <dd>
+                <code>{data.dev_eui}</code>
+              </dd>
+            </div>
+          )}
           <div>
             <dt>{t('col.zone')}</dt>
             <dd>{zone?.name ?? t('device.no_zone')}</dd>

@@ -1,5 +1,6 @@
 // Add or edit an alert rule (owners): what it watches (a device or every device of a zone), the
-// measurement, the side and the limit, how serious it is, and its own text. The API's reasons are
+// measurement, the side and the limit, where it is back to normal, how long it must last, how
+// serious it is, and its own text. The API's reasons are
 // shown next to the field they concern; the focus goes to the first one to fix.
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { type FormEvent, useMemo, useRef, useState } from 'react';
@@ -23,7 +24,16 @@ import {
 import { metricName } from './parts';
 import { texts } from './texts';
 
-const FIELDS = ['target', 'metric', 'operator', 'threshold', 'severity', 'message'] as const;
+const FIELDS = [
+  'target',
+  'metric',
+  'operator',
+  'threshold',
+  'clear_threshold',
+  'min_duration_seconds',
+  'severity',
+  'message',
+] as const;
 type FieldName = (typeof FIELDS)[number];
 
 export default function RuleFormPage() {
@@ -68,6 +78,12 @@ function RuleForm({ rule }: { rule: Rule | null }) {
   const [metric, setMetric] = useState(rule?.metric ?? '');
   const [operator, setOperator] = useState<Operator>(rule?.operator ?? 'gt');
   const [threshold, setThreshold] = useState(rule ? String(rule.threshold) : '');
+  const [clearAt, setClearAt] = useState(
+    rule?.clear_threshold === null || rule?.clear_threshold === undefined ? '' : String(rule.clear_threshold),
+  );
+  const [lastsMinutes, setLastsMinutes] = useState(
+    rule?.min_duration_seconds ? String(Math.round(rule.min_duration_seconds / 60)) : '0',
+  );
   const [severity, setSeverity] = useState<Severity>(rule?.severity ?? 'warning');
   const [message, setMessage] = useState(rule?.message ?? '');
   const [errors, setErrors] = useState<FormErrors<FieldName>>(noErrors);
@@ -77,6 +93,8 @@ function RuleForm({ rule }: { rule: Rule | null }) {
     metric: useRef<HTMLInputElement>(null),
     operator: useRef<HTMLSelectElement>(null),
     threshold: useRef<HTMLInputElement>(null),
+    clear_threshold: useRef<HTMLInputElement>(null),
+    min_duration_seconds: useRef<HTMLInputElement>(null),
     severity: useRef<HTMLSelectElement>(null),
     message: useRef<HTMLInputElement>(null),
   };
@@ -110,9 +128,27 @@ function RuleForm({ rule }: { rule: Rule | null }) {
     if (save.isPending) return;
     const [kind, targetId] = target.split(':');
     // A comma is a decimal mark in Vietnamese: 12,5 is 12.5.
-    const limit = threshold.trim() === '' ? undefined : Number(threshold.trim().replace(',', '.'));
-    if (limit !== undefined && !Number.isFinite(limit)) {
-      showErrors({ fields: { threshold: t('ruleform.threshold_number') }, general: [] });
+    const decimal = (text: string) =>
+      text.trim() === '' ? undefined : Number(text.trim().replace(',', '.'));
+    const limit = decimal(threshold);
+    const clear = decimal(clearAt);
+    const minutes = lastsMinutes.trim() === '' ? 0 : Number(lastsMinutes.trim());
+    const found: FormErrors<FieldName> = noErrors();
+    if (limit !== undefined && !Number.isFinite(limit))
+      found.fields.threshold = t('ruleform.threshold_number');
+    if (clear !== undefined && !Number.isFinite(clear))
+      found.fields.clear_threshold = t('ruleform.threshold_number');
+    else if (clear !== undefined && limit !== undefined && Number.isFinite(limit)) {
+      // Back to normal lies on the normal side of the limit (or on it).
+      const above = operator === 'gt' || operator === 'gte';
+      if (above ? clear > limit : clear < limit) {
+        found.fields.clear_threshold = t(above ? 'ruleform.clear_not_above' : 'ruleform.clear_not_below');
+      }
+    }
+    if (!Number.isInteger(minutes) || minutes < 0)
+      found.fields.min_duration_seconds = t('ruleform.lasts_number');
+    if (Object.keys(found.fields).length > 0) {
+      showErrors(found);
       return;
     }
     setErrors(noErrors());
@@ -121,6 +157,8 @@ function RuleForm({ rule }: { rule: Rule | null }) {
         metric: metric.trim(),
         operator,
         threshold: limit as number,
+        clear_threshold: clear ?? null,
+        min_duration_seconds: minutes * 60,
         severity,
         message: message.trim() || null,
         device_id: kind === 'device' ? Number(targetId) : null,
@@ -264,6 +302,46 @@ function RuleForm({ rule }: { rule: Rule | null }) {
                 autoComplete="off"
                 value={threshold}
                 onChange={(e) => setThreshold(e.target.value)}
+              />
+            )}
+          </Field>
+        </div>
+        <div className="field-row">
+          <Field
+            id="rule-clear"
+            label={t('ruleform.clear')}
+            hint={t('ruleform.clear_hint')}
+            error={errors.fields.clear_threshold}
+          >
+            {(control) => (
+              <input
+                {...control}
+                ref={refs.clear_threshold}
+                name="clear_threshold"
+                inputMode="decimal"
+                autoComplete="off"
+                value={clearAt}
+                onChange={(e) => setClearAt(e.target.value)}
+              />
+            )}
+          </Field>
+          <Field
+            id="rule-lasts"
+            label={t('ruleform.lasts')}
+            hint={t('ruleform.lasts_hint')}
+            error={errors.fields.min_duration_seconds}
+          >
+            {(control) => (
+              <input
+                {...control}
+                ref={refs.min_duration_seconds}
+                name="min_duration_minutes"
+                type="number"
+                inputMode="numeric"
+                min={0}
+                step={1}
+                value={lastsMinutes}
+                onChange={(e) => setLastsMinutes(e.target.value)}
               />
             )}
           </Field>

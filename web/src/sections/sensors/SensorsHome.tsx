@@ -11,8 +11,17 @@ import { formatRelative, formatTime } from '../../ui/format';
 import { PageHeading } from '../../ui/PageHeading';
 import { describeError, Empty, ErrorState, Loading } from '../../ui/States';
 import { AlertsPanel } from './AlertsPanel';
-import { type Device, type Rule, useDeleteRule, useDevices, useRules, useZones, type Zone } from './api';
-import { DeviceStatus, SeverityBadge, useCondition } from './parts';
+import {
+  type Device,
+  type Rule,
+  useDeleteRule,
+  useDevices,
+  useRules,
+  useUnclaimed,
+  useZones,
+  type Zone,
+} from './api';
+import { DeviceStatus, formatValue, SeverityBadge, useCondition } from './parts';
 import { texts } from './texts';
 
 export default function SensorsHome() {
@@ -23,6 +32,7 @@ export default function SensorsHome() {
     <section className="page">
       <PageHeading>{t('sensors.title')}</PageHeading>
       <p className="lead">{t('sensors.intro')}</p>
+      <OwnerTools />
       <AlertsPanel devices={byId} />
       <DevicesPanel devices={devices} />
       <RulesPanel devices={byId} />
@@ -32,6 +42,47 @@ export default function SensorsHome() {
 
 function useIsOwner(): boolean {
   return useSession().session.user.role === 'owner';
+}
+
+/** Owners: where to connect sensors and set e-mail alerts, and news of devices not added yet. */
+function OwnerTools() {
+  const owner = useIsOwner();
+  return owner ? <OwnerToolbar /> : null;
+}
+
+function OwnerToolbar() {
+  const { t, plural } = useTexts(texts);
+  const unclaimed = useUnclaimed();
+  const count = unclaimed.data?.length ?? 0;
+  return (
+    <>
+      {count > 0 && (
+        <div className="notice notice-info new-devices-notice">
+          <p>{plural('unclaimed.notice', count)}</p>
+          <Link className="button primary" to="/sensors/new-devices">
+            {t('unclaimed.notice_link')}
+          </Link>
+        </div>
+      )}
+      <nav className="toolbar sensors-tools" aria-label={t('sensors.tools')}>
+        <Link className="button secondary" to="/sensors/connect">
+          {t('connect.title')}
+        </Link>
+        <Link className="button secondary" to="/sensors/new-devices">
+          {t('unclaimed.title')}
+          {count > 0 && (
+            <span className="count-badge">
+              <span aria-hidden="true">{count}</span>
+              <span className="visually-hidden">{plural('unclaimed.waiting', count)}</span>
+            </span>
+          )}
+        </Link>
+        <Link className="button secondary" to="/sensors/email-alerts">
+          {t('email.title')}
+        </Link>
+      </nav>
+    </>
+  );
 }
 
 function DevicesPanel({ devices }: { devices: ReturnType<typeof useDevices> }) {
@@ -119,6 +170,22 @@ export function useTargetName(devices: Map<number, Device>, zones: Zone[] | unde
   };
 }
 
+/** "Back to normal at 33 °C", "Only after 10 minutes", when the rule sets them. */
+function RuleTiming({ rule }: { rule: Rule }) {
+  const { t, plural, language } = useTexts(texts);
+  const minutes = Math.round((rule.min_duration_seconds ?? 0) / 60);
+  return (
+    <>
+      {rule.clear_threshold !== null && rule.clear_threshold !== undefined && (
+        <span className="description">
+          {t('rule.clears_at', { value: formatValue(rule.clear_threshold, rule.metric, language) })}
+        </span>
+      )}
+      {minutes > 0 && <span className="description">{plural('rule.lasts', minutes)}</span>}
+    </>
+  );
+}
+
 function RulesPanel({ devices }: { devices: Map<number, Device> }) {
   const { t } = useTexts(texts);
   const owner = useIsOwner();
@@ -185,6 +252,7 @@ function RulesPanel({ devices }: { devices: Map<number, Device> }) {
               <tr key={rule.id}>
                 <th scope="row" data-label={t('rule.col.when')}>
                   {condition(rule)}
+                  <RuleTiming rule={rule} />
                   {rule.message && <span className="description">{rule.message}</span>}
                 </th>
                 <td data-label={t('rule.col.watches')}>{target(rule)}</td>

@@ -4,13 +4,18 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Api, many, one, type paths, unwrap } from '../../api/client';
 import { useSession } from '../../app/session';
+import type { PendingDeviceFields, PendingRuleFields } from './pending-api';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Body<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+/** An item of a list answer: a plain array or `{data: [...]}`. */
+type ItemOf<T> = T extends (infer I)[] ? I : T extends { data: (infer I)[] } ? I : never;
+/** A record answer: an array of one, `{data: record}` or the record. */
+type RecordOf<T> = T extends (infer I)[] ? I : T extends { data: infer I } ? I : T;
 
-export type Device = Json<paths['/api/iot/devices']['get']['responses'][200]>[number];
+export type Device = Json<paths['/api/iot/devices']['get']['responses'][200]>[number] & PendingDeviceFields;
 export type DeviceInput = Body<paths['/api/iot/devices']['post']>;
-export type Rule = Json<paths['/api/iot/rules']['get']['responses'][200]>[number];
+export type Rule = Json<paths['/api/iot/rules']['get']['responses'][200]>[number] & PendingRuleFields;
 export type RuleInput = Body<paths['/api/iot/rules']['post']>;
 export type Alert = Json<paths['/api/iot/alerts']['get']['responses'][200]>[number];
 export type Reading = Json<paths['/api/iot/devices/{id}/readings']['get']['responses'][200]>[number];
@@ -22,6 +27,18 @@ export type AlertFilters = Omit<
   NonNullable<paths['/api/iot/alerts']['get']['parameters']['query']>,
   'page' | 'pageLimit'
 >;
+
+export type UnclaimedDevice = ItemOf<Json<paths['/api/iot/unclaimed-devices']['get']['responses'][200]>>;
+export type AdoptInput = Body<paths['/api/iot/unclaimed-devices/{dev_eui}/adopt']['post']>;
+export type MqttSource = ItemOf<Json<paths['/api/iot/mqtt-sources']['get']['responses'][200]>>;
+export type MqttSourceInput = Body<paths['/api/iot/mqtt-sources']['post']>;
+export type MqttFormat = MqttSource['format'];
+export const MQTT_FORMATS: readonly MqttFormat[] = ['chirpstack', 'tts', 'furrow'];
+export type NotificationSettings = RecordOf<
+  Json<paths['/api/notifications/settings']['get']['responses'][200]>
+>;
+export type EmailSettings = NotificationSettings['email'];
+export type Person = Json<paths['/api/users']['get']['responses'][200]>[number];
 
 export type Operator = Rule['operator'];
 export type Severity = Rule['severity'];
@@ -56,6 +73,11 @@ export const keys = {
   rule: (id: number) => ['sensors', 'rule', id] as const,
   alerts: (filters: AlertFilters) => ['sensors', 'alerts', filters] as const,
   zones: ['sensors', 'zones'] as const,
+  unclaimed: ['sensors', 'unclaimed'] as const,
+  mqtt: ['sensors', 'mqtt'] as const,
+  mqttSource: (id: number) => ['sensors', 'mqtt', id] as const,
+  email: ['sensors', 'email'] as const,
+  people: ['sensors', 'people'] as const,
 };
 
 const at = (id: number) => ({ params: { path: { id } } });
@@ -222,4 +244,115 @@ export function useDeleteDevice() {
 
 export function useDeleteRule() {
   return useSave((api, id: number) => unwrap(api.DELETE('/api/iot/rules/{id}', at(id))), keys.rules);
+}
+
+/** Devices a network server or broker sent data for that no device of the farm claims (owners). */
+export function useUnclaimed({ active = true } = {}) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.unclaimed,
+    queryFn: async () =>
+      many<UnclaimedDevice>(
+        await unwrap(
+          api.GET('/api/iot/unclaimed-devices', { params: { query: { page: 0, pageLimit: LIST_LIMIT } } }),
+        ),
+      ),
+    enabled: active,
+    refetchInterval: active ? POLL_MS : false,
+  });
+}
+
+export function useAdopt(devEui: string) {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (input: AdoptInput) =>
+      one<Device>(
+        await unwrap(
+          api.POST('/api/iot/unclaimed-devices/{dev_eui}/adopt', {
+            params: { path: { dev_eui: devEui } },
+            body: input,
+          }),
+        ),
+      ),
+    onSuccess: () => client.invalidateQueries({ queryKey: keys.all }),
+  });
+}
+
+export function useDismissUnclaimed() {
+  return useSave(
+    (api, devEui: string) =>
+      unwrap(api.DELETE('/api/iot/unclaimed-devices/{dev_eui}', { params: { path: { dev_eui: devEui } } })),
+    keys.unclaimed,
+  );
+}
+
+/** MQTT brokers the farm's sensors publish to, with whether Furrow is connected (owners). */
+export function useMqttSources() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.mqtt,
+    queryFn: async () =>
+      many<MqttSource>(
+        await unwrap(
+          api.GET('/api/iot/mqtt-sources', { params: { query: { page: 0, pageLimit: LIST_LIMIT } } }),
+        ),
+      ),
+    refetchInterval: POLL_MS,
+  });
+}
+
+export function useMqttSource(id: number | null) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.mqttSource(id ?? 0),
+    queryFn: async () => one<MqttSource>(await unwrap(api.GET('/api/iot/mqtt-sources/{id}', at(id ?? 0)))),
+    enabled: id !== null,
+  });
+}
+
+export function useSaveMqttSource(id: number | null) {
+  return useSave(async (api, input: MqttSourceInput) => {
+    if (id === null) {
+      return one<MqttSource>(await unwrap(api.POST('/api/iot/mqtt-sources', { body: input }))).id;
+    }
+    await unwrap(api.PUT('/api/iot/mqtt-sources/{id}', { ...at(id), body: input }));
+    return id;
+  }, keys.mqtt);
+}
+
+export function useDeleteMqttSource() {
+  return useSave((api, id: number) => unwrap(api.DELETE('/api/iot/mqtt-sources/{id}', at(id))), keys.mqtt);
+}
+
+/** Who is e-mailed of alerts and offline devices (owners). */
+export function useEmailSettings() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.email,
+    queryFn: async () => one<NotificationSettings>(await unwrap(api.GET('/api/notifications/settings'))),
+  });
+}
+
+export function useSaveEmailSettings() {
+  const { api } = useSession();
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: async (email: EmailSettings) =>
+      one<NotificationSettings>(await unwrap(api.PUT('/api/notifications/settings', { body: { email } }))),
+    onSuccess: (saved) => {
+      client.setQueryData(keys.email, saved);
+      return client.invalidateQueries({ queryKey: keys.email });
+    },
+  });
+}
+
+/** The farm's people, to choose who gets e-mails (owners). */
+export function usePeople() {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: keys.people,
+    queryFn: async () =>
+      many<Person>(await unwrap(api.GET('/api/users', { params: { query: { page: 0, pageLimit: 1000 } } }))),
+  });
 }

@@ -1,8 +1,13 @@
 // Small parts the Sensors pages share: measurement names and units, values in words, the device
-// status and alert severity labels, and a rule's condition as a sentence.
+// status and alert severity labels, a rule's condition as a sentence, a value to copy, and the
+// notice staff get on an owner's page.
+import { Link } from '@tanstack/react-router';
+import { type ReactNode, useId, useRef, useState } from 'react';
 import type { Language } from '../../app/i18n';
+import { useSession } from '../../app/session';
 import { useTexts } from '../../app/texts';
 import { formatNumber } from '../../ui/format';
+import { PageHeading } from '../../ui/PageHeading';
 import type { Device, Rule, Severity } from './api';
 import { texts } from './texts';
 
@@ -79,4 +84,73 @@ export function useCondition(): (rule: Pick<Rule, 'metric' | 'operator' | 'thres
       operator: t(`op.${rule.operator}`),
       threshold: formatValue(rule.threshold, rule.metric, language),
     });
+}
+
+/** Owners only: the page's own content, or for staff a plain notice (nothing is asked of the API). */
+export function OwnersOnly({ title, children }: { title: string; children: ReactNode }) {
+  const { t } = useTexts(texts);
+  const owner = useSession().session.user.role === 'owner';
+  if (owner) return <>{children}</>;
+  return (
+    <section className="page narrow">
+      <Link className="back" to="/sensors">
+        ← {t('device.back')}
+      </Link>
+      <PageHeading>{title}</PageHeading>
+      <p className="notice notice-info">{t('owners.only')}</p>
+    </section>
+  );
+}
+
+/** A value to paste elsewhere (an address, a header), shown whole, with a Copy button. */
+export function CopyField({ label, value, hint }: { label: string; value: string; hint?: string }) {
+  const { t } = useTexts(texts);
+  const id = useId();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setState('copied');
+    } catch {
+      // No clipboard access: select it so a keyboard copy works.
+      inputRef.current?.select();
+      setState('failed');
+    }
+  }
+
+  return (
+    <div className="copy-field">
+      <label htmlFor={id}>{label}</label>
+      <div className="copy-row">
+        <input
+          id={id}
+          ref={inputRef}
+          readOnly
+          value={value}
+          spellCheck={false}
+          autoComplete="off"
+          aria-describedby={hint ? `${id}-hint` : undefined}
+          onFocus={(event) => event.target.select()}
+        />
+        <button
+          type="button"
+          className="button secondary"
+          aria-label={t('copy.label', { what: label })}
+          onClick={copy}
+        >
+          {t('copy.button')}
+        </button>
+      </div>
+      {hint && (
+        <p id={`${id}-hint`} className="hint">
+          {hint}
+        </p>
+      )}
+      <p className="copy-state" role="status">
+        {state === 'copied' ? t('copy.done') : state === 'failed' ? t('copy.failed') : ''}
+      </p>
+    </div>
+  );
 }

@@ -1,0 +1,86 @@
+type Op<Q, P, B, R> = {
+  parameters: { query?: Q; header?: never; cookie?: never } & ([P] extends [never]
+    ? { path?: never }
+    : { path: P });
+  responses: { 200: { headers: Record<string, unknown>; content: { 'application/json': R } } } & {
+    201: { headers: Record<string, unknown>; content: { 'application/json': R } };
+  };
+} & ([B] extends [never] ? { requestBody?: never } : { requestBody: { content: { 'application/json': B } } });
+type Item<M> = {
+  parameters: { query?: never; header?: never; path?: never; cookie?: never };
+} & M;
+
+export interface PendingRuleFields {
+  clear_threshold: number | null;
+  min_duration_seconds: number;
+}
+export interface PendingDeviceFields {
+  dev_eui: string | null;
+}
+export interface PendingUnclaimed {
+  dev_eui: string;
+  source: string;
+  name: string | null;
+  first_seen_at: string;
+  last_seen_at: string;
+  seen_count: number;
+  last_payload: unknown;
+}
+export interface PendingMqttSource {
+  id: number;
+  name: string;
+  url: string;
+  username: string | null;
+  has_password: boolean;
+  topics: string[];
+  format: 'chirpstack' | 'tts' | 'furrow';
+  enabled: boolean;
+  connected: boolean;
+  last_message_at: string | null;
+  last_error: string | null;
+}
+export interface PendingMqttInput {
+  name: string;
+  url: string;
+  username?: string | null;
+  password?: string | null;
+  topics: string[];
+  format: 'chirpstack' | 'tts' | 'furrow';
+  enabled?: boolean;
+}
+export interface PendingSettings {
+  email: { enabled: boolean; min_severity: 'info' | 'warning' | 'critical'; user_ids: number[] };
+  smtp_configured?: boolean;
+}
+
+declare module '../../api/schema' {
+  interface paths {
+    '/api/iot/unclaimed-devices': Item<{
+      get: Op<{ page?: number; pageLimit?: number }, never, never, { data: PendingUnclaimed[] }>;
+    }>;
+    '/api/iot/unclaimed-devices/{dev_eui}/adopt': Item<{
+      post: Op<
+        never,
+        { dev_eui: string },
+        { code?: string; name?: string; zone_id?: number | null; heartbeat_timeout_seconds?: number },
+        unknown
+      >;
+    }>;
+    '/api/iot/unclaimed-devices/{dev_eui}': Item<{
+      delete: Op<never, { dev_eui: string }, never, unknown>;
+    }>;
+    '/api/iot/mqtt-sources': Item<{
+      get: Op<{ page?: number; pageLimit?: number }, never, never, PendingMqttSource[]>;
+      post: Op<never, never, PendingMqttInput, PendingMqttSource[]>;
+    }>;
+    '/api/iot/mqtt-sources/{id}': Item<{
+      get: Op<never, { id: number }, never, PendingMqttSource[]>;
+      put: Op<never, { id: number }, Partial<PendingMqttInput>, unknown>;
+      delete: Op<never, { id: number }, never, unknown>;
+    }>;
+    '/api/notifications/settings': Item<{
+      get: Op<never, never, never, { data: PendingSettings }>;
+      put: Op<never, never, { email: PendingSettings['email'] }, { data: PendingSettings }>;
+    }>;
+  }
+}
