@@ -175,10 +175,14 @@ export interface ScreenSuite {
 }
 
 /**
- * Registers the hooks of a browser suite on SQLite (call it inside `describe`): the app, a farm with
- * an owner and a staff member, Chromium, and pages checked for console errors after each test.
+ * Registers the hooks of a browser suite on SQLite (call it inside `describe`): the app (with `env`
+ * added to its configuration), a farm with an owner and a staff member, Chromium, and pages checked
+ * for console errors after each test.
  */
-export function useScreenSuite(outputDir: string): ScreenSuite {
+export function useScreenSuite(
+  outputDir: string,
+  options: { env?: Record<string, string> } = {},
+): ScreenSuite {
   const database = new TestDatabase('sqlite');
   let t: TestApp | undefined;
   let browser: Browser | undefined;
@@ -193,7 +197,7 @@ export function useScreenSuite(outputDir: string): ScreenSuite {
   before(async () => {
     ensureWebBuilt();
     await database.create();
-    t = await startTestApp(database.url);
+    t = await startTestApp(database.url, { env: options.env });
     farm = await makeTenant(t.database.db);
     staff = await makeUser(t.database.db, farm, 'staff');
     browser = await launchBrowser();

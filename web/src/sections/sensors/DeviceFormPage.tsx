@@ -3,7 +3,7 @@
 // reasons are shown next to the field they concern and the focus goes to the first one to fix.
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { type FormEvent, useRef, useState } from 'react';
-import { SessionExpiredError } from '../../api/client';
+import { ApiError, SessionExpiredError } from '../../api/client';
 import { useAnnounce } from '../../app/announce';
 import { useTexts } from '../../app/texts';
 import { Field, type FormErrors, formErrors, noErrors } from '../../ui/Field';
@@ -112,6 +112,11 @@ function DeviceForm({ device }: { device: Device | null }) {
         onError: (err) => {
           if (err instanceof SessionExpiredError) return;
           const found = formErrors(err, FIELDS, t);
+          // Another device has this DevEUI: said next to the field (the API's words name it).
+          if (err instanceof ApiError && err.code === 'dev_eui_taken') {
+            found.fields.dev_eui = err.message;
+            found.general = [];
+          }
           // "has an invalid format" says little: the code's rule in plain words instead.
           if (found.fields.code && !code.trim()) found.fields.code = t('fielderror.required');
           else if (found.fields.code && /format|định dạng|pattern/i.test(found.fields.code))

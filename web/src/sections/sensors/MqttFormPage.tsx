@@ -77,6 +77,7 @@ function MqttForm({ source }: { source: MqttSource | null }) {
   const [url, setUrl] = useState(source?.url ?? '');
   const [username, setUsername] = useState(source?.username ?? '');
   const [password, setPassword] = useState('');
+  const [forgetPassword, setForgetPassword] = useState(false);
   const [format, setFormat] = useState<MqttFormat>(source?.format ?? 'chirpstack');
   const [topics, setTopics] = useState(source ? source.topics.join('\n') : TOPIC_EXAMPLES.chirpstack);
   const [enabled, setEnabled] = useState(source?.enabled ?? true);
@@ -130,8 +131,8 @@ function MqttForm({ source }: { source: MqttSource | null }) {
       topics: topicList,
       format,
       enabled,
-      // Left empty on edit, the saved password stays.
-      ...(password !== '' ? { password } : {}),
+      // Left empty on edit, the saved password stays; null removes it.
+      ...(password !== '' ? { password } : forgetPassword ? { password: null } : {}),
     };
     save.mutate(input, {
       onSuccess: () => {
@@ -235,6 +236,19 @@ function MqttForm({ source }: { source: MqttSource | null }) {
             )}
           </Field>
         </div>
+        {source?.has_password && (
+          <div className="field">
+            <label className="check">
+              <input
+                type="checkbox"
+                name="forget_password"
+                checked={forgetPassword}
+                onChange={(e) => setForgetPassword(e.target.checked)}
+              />
+              <span>{t('mqttform.forget_password')}</span>
+            </label>
+          </div>
+        )}
         <Field
           id="mqtt-format"
           label={t('mqttform.format')}

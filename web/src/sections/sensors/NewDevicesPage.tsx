@@ -32,7 +32,7 @@ export function sourceName(source: string, t: (key: SensorsKey) => string): stri
   return source;
 }
 
-/** The numbers in what a device sent last, as the server would store them: "temperature" 21.5. */
+/** The numbers in what a device sent last, named as the server names their readings (at most 8). */
 export function lastValues(payload: unknown): { metric: string; value: number }[] {
   let data = payload;
   if (typeof data === 'string') {
@@ -43,11 +43,19 @@ export function lastValues(payload: unknown): { metric: string; value: number }[
     }
   }
   const found: { metric: string; value: number }[] = [];
-  const walk = (value: unknown, path: string[]) => {
+  const walk = (value: unknown, path: (string | number)[]) => {
     if (found.length >= 8) return;
-    if (typeof value === 'number' && Number.isFinite(value)) {
-      found.push({ metric: path.join('.').toLowerCase(), value });
-    } else if (value && typeof value === 'object' && !Array.isArray(value)) {
+    if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean') {
+      const metric = path
+        .join('.')
+        .toLowerCase()
+        .replace(/[^a-z0-9_.]/g, '_');
+      if (metric && !found.some((f) => f.metric === metric)) found.push({ metric, value: Number(value) });
+    } else if (Array.isArray(value)) {
+      value.forEach((inner, index) => {
+        walk(inner, [...path, index]);
+      });
+    } else if (value && typeof value === 'object') {
       for (const [key, inner] of Object.entries(value)) walk(inner, [...path, key]);
     }
   };

@@ -69,7 +69,7 @@ function OwnerToolbar() {
           {t('connect.title')}
         </Link>
         <Link className="button secondary" to="/sensors/new-devices">
-          {t('unclaimed.title')}
+          {t('unclaimed.title')}{' '}
           {count > 0 && (
             <span className="count-badge">
               <span aria-hidden="true">{count}</span>
