@@ -212,9 +212,12 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
 
     // The addresses to paste into the network servers, copied with a button.
     const chirpstackUrl = `${suite.t.url}/api/iot/ingest/chirpstack`;
-    assert.equal(await page.getByLabel('Address for ChirpStack').inputValue(), chirpstackUrl);
     assert.equal(
-      await page.getByLabel('Base address for The Things Stack').inputValue(),
+      await page.getByRole('textbox', { name: 'Address for ChirpStack' }).inputValue(),
+      chirpstackUrl,
+    );
+    assert.equal(
+      await page.getByRole('textbox', { name: 'Base address for The Things Stack' }).inputValue(),
       `${suite.t.url}/api/iot/ingest/tts`,
     );
     await page.getByRole('button', { name: 'Copy: Address for ChirpStack' }).click();

@@ -42,7 +42,10 @@ function AdoptLoader() {
   const { devEui } = useParams({ strict: false }) as { devEui: string };
   const { t } = useTexts(texts);
   const unclaimed = useUnclaimed();
-  const device = unclaimed.data?.find((d) => d.dev_eui === devEui.toLowerCase());
+  // Once adopted it leaves the list; the form stays until the device's page opens.
+  const shown = useRef<UnclaimedDevice | undefined>(undefined);
+  const device = unclaimed.data?.find((d) => d.dev_eui === devEui.toLowerCase()) ?? shown.current;
+  shown.current = device;
   if (device) return <AdoptForm device={device} />;
   return (
     <section className="page narrow">

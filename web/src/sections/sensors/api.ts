@@ -29,7 +29,7 @@ export type AlertFilters = Omit<
 >;
 
 export type UnclaimedDevice = ItemOf<Json<paths['/api/iot/unclaimed-devices']['get']['responses'][200]>>;
-export type AdoptInput = Body<paths['/api/iot/unclaimed-devices/{dev_eui}/adopt']['post']>;
+export type AdoptInput = Body<paths['/api/iot/unclaimed-devices/{id}/adopt']['post']>;
 export type MqttSource = ItemOf<Json<paths['/api/iot/mqtt-sources']['get']['responses'][200]>>;
 export type MqttSourceInput = Body<paths['/api/iot/mqtt-sources']['post']>;
 export type MqttFormat = MqttSource['format'];
@@ -269,20 +269,23 @@ export function useAdopt(devEui: string) {
     mutationFn: async (input: AdoptInput) =>
       one<Device>(
         await unwrap(
-          api.POST('/api/iot/unclaimed-devices/{dev_eui}/adopt', {
-            params: { path: { dev_eui: devEui } },
+          api.POST('/api/iot/unclaimed-devices/{id}/adopt', {
+            params: { path: { id: devEui } },
             body: input,
           }),
         ),
       ),
-    onSuccess: () => client.invalidateQueries({ queryKey: keys.all }),
+    // Not waited for: the new device's page opens at once.
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: keys.all });
+    },
   });
 }
 
 export function useDismissUnclaimed() {
   return useSave(
     (api, devEui: string) =>
-      unwrap(api.DELETE('/api/iot/unclaimed-devices/{dev_eui}', { params: { path: { dev_eui: devEui } } })),
+      unwrap(api.DELETE('/api/iot/unclaimed-devices/{id}', { params: { path: { id: devEui } } })),
     keys.unclaimed,
   );
 }

@@ -58,16 +58,16 @@ declare module '../../api/schema' {
     '/api/iot/unclaimed-devices': Item<{
       get: Op<{ page?: number; pageLimit?: number }, never, never, { data: PendingUnclaimed[] }>;
     }>;
-    '/api/iot/unclaimed-devices/{dev_eui}/adopt': Item<{
+    '/api/iot/unclaimed-devices/{id}/adopt': Item<{
       post: Op<
         never,
-        { dev_eui: string },
+        { id: string },
         { code?: string; name?: string; zone_id?: number | null; heartbeat_timeout_seconds?: number },
         unknown
       >;
     }>;
-    '/api/iot/unclaimed-devices/{dev_eui}': Item<{
-      delete: Op<never, { dev_eui: string }, never, unknown>;
+    '/api/iot/unclaimed-devices/{id}': Item<{
+      delete: Op<never, { id: string }, never, unknown>;
     }>;
     '/api/iot/mqtt-sources': Item<{
       get: Op<{ page?: number; pageLimit?: number }, never, never, PendingMqttSource[]>;
