@@ -368,7 +368,7 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
     await item.getByText('Active').waitFor({ timeout: 25_000 });
     await send(34, now - 10 * MINUTE);
     await send(32, now - 5 * MINUTE);
-    await item.getByText('Back to normal', { exact: true }).waitFor({ timeout: 25_000 });
+    await item.locator('.badge.alert-resolved').getByText('Back to normal').waitFor({ timeout: 25_000 });
     await item.getByText(/^Back to normal \d/).waitFor();
     await assertAccessible(page, 'a resolved alert');
     await screenshot('12-owner-desktop-resolved-alert');
@@ -488,7 +488,7 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
       '23-owner-phone-vi-connect-again',
     );
     await visit('Cài đặt cảnh báo qua e-mail', 'Cảnh báo qua e-mail', '24-owner-phone-vi-email');
-    await page.getByText('Cảnh báo cần chú ý và nghiêm trọng').waitFor();
+    assert.equal(await page.getByLabel('Gửi khi có').inputValue(), 'warning', 'as saved');
 
     await page.setViewportSize(DESKTOP);
     await visit(/Tất cả cảm biến$/, 'Cảm biến', '25-owner-desktop-vi-sensors');

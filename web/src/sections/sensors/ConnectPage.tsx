@@ -106,17 +106,19 @@ const TTS_STEPS = [
   'connect.tts_step4',
 ] as const;
 
-/** Why a broker is not connected, in plain words; the broker's own words stay in the details. */
+/** Why a broker is not connected, in plain words; the server's short text stays beside it. */
 export function useBrokerProblem(): (error: string) => string {
   const { t } = useTexts(texts);
   return (error) => {
-    if (/private|public address|not allowed|loopback|reserved/i.test(error)) return t('mqtt.why.private');
-    if (/not authori[sz]ed|bad user ?name|password|auth/i.test(error)) return t('mqtt.why.auth');
-    if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|not found/i.test(error)) return t('mqtt.why.not_found');
-    if (/ECONNREFUSED|refused/i.test(error)) return t('mqtt.why.refused');
-    if (/ETIMEDOUT|timed? ?out|timeout/i.test(error)) return t('mqtt.why.timeout');
-    if (/certificate|TLS|SSL|self.signed/i.test(error)) return t('mqtt.why.tls');
-    if (/ECONNRESET|closed|offline|EPIPE/i.test(error)) return t('mqtt.why.closed');
+    if (/public address|private/i.test(error)) return t('mqtt.why.private');
+    if (/refused this client|banned/i.test(error)) return t('mqtt.why.client');
+    if (/not authori[sz]ed|user ?name or password/i.test(error)) return t('mqtt.why.auth');
+    if (/does not resolve|ENOTFOUND|EAI_AGAIN/i.test(error)) return t('mqtt.why.not_found');
+    if (/unreachable/i.test(error)) return t('mqtt.why.unreachable');
+    if (/connection refused|ECONNREFUSED/i.test(error)) return t('mqtt.why.refused');
+    if (/timed? ?out|no answer|stopped answering/i.test(error)) return t('mqtt.why.timeout');
+    if (/TLS|certificate|SSL/i.test(error)) return t('mqtt.why.tls');
+    if (/reset|closed/i.test(error)) return t('mqtt.why.closed');
     return t('mqtt.why.other');
   };
 }

@@ -84,13 +84,10 @@ function EmailForm({ settings, people }: { settings: NotificationSettings; peopl
   function submit(event: FormEvent) {
     event.preventDefault();
     if (save.isPending) return;
-    const email: EmailSettings = {
-      enabled,
-      min_severity: minSeverity,
-      // Only people of the farm as it is now (someone removed meanwhile drops out).
-      user_ids: people.filter((p) => chosen.has(p.id)).map((p) => p.id),
-    };
-    if (enabled && email.user_ids.length === 0) {
+    // Only people of the farm as it is now (someone removed meanwhile drops out).
+    const userIds = people.filter((p) => chosen.has(p.id)).map((p) => p.id);
+    const email: EmailSettings = { enabled, min_severity: minSeverity, user_ids: userIds };
+    if (enabled && userIds.length === 0) {
       setErrors({ fields: { user_ids: t('email.choose_someone') }, general: [] });
       requestAnimationFrame(() => document.getElementById('email-people-legend')?.focus());
       return;

@@ -37,7 +37,7 @@ export const MQTT_FORMATS: readonly MqttFormat[] = ['chirpstack', 'tts', 'furrow
 export type NotificationSettings = RecordOf<
   Json<paths['/api/notifications/settings']['get']['responses'][200]>
 >;
-export type EmailSettings = NotificationSettings['email'];
+export type EmailSettings = NonNullable<Body<paths['/api/notifications/settings']['put']>['email']>;
 export type Person = Json<paths['/api/users']['get']['responses'][200]>[number];
 
 export type Operator = Rule['operator'];

@@ -49,8 +49,13 @@ export interface PendingMqttInput {
   enabled?: boolean;
 }
 export interface PendingSettings {
-  email: { enabled: boolean; min_severity: 'info' | 'warning' | 'critical'; user_ids: number[] };
-  smtp_configured?: boolean;
+  email: {
+    enabled: boolean;
+    min_severity: 'info' | 'warning' | 'critical';
+    user_ids: number[];
+    recipients: { email: string | null; language: 'en' | 'vi'; name: string; user_id: number }[];
+  };
+  smtp_configured: boolean;
 }
 
 declare module '../../api/schema' {
@@ -80,7 +85,12 @@ declare module '../../api/schema' {
     }>;
     '/api/notifications/settings': Item<{
       get: Op<never, never, never, { data: PendingSettings }>;
-      put: Op<never, never, { email: PendingSettings['email'] }, { data: PendingSettings }>;
+      put: Op<
+        never,
+        never,
+        { email: Partial<Omit<PendingSettings['email'], 'recipients'>> },
+        { data: PendingSettings }
+      >;
     }>;
   }
 }

@@ -231,7 +231,7 @@ export const texts = defineTexts(
     'mqtt.state.connected': 'Connected',
     'mqtt.state.down': 'Not connected',
     'mqtt.state.off': 'Turned off',
-    'mqtt.technical': "The broker's words:",
+    'mqtt.technical': 'Details:',
     'mqtt.why.private': 'Its address is on a private network, which this server may not reach.',
     'mqtt.why.auth': 'The broker did not accept the user name or password.',
     'mqtt.why.not_found': 'No broker was found at this address. Check how it is written.',
@@ -337,6 +337,9 @@ export const texts = defineTexts(
     'email.saved_on': 'E-mail alerts saved.',
     'email.saved_off': 'E-mail alerts are off.',
     'mqttform.forget_password': 'Remove the saved password (the broker needs none)',
+    'mqtt.why.client': 'The broker does not accept Furrow as a client. Check its access settings.',
+    'mqtt.why.unreachable':
+      'The broker cannot be reached from this server. Check the address and the network.',
   },
   {
     'sensors.title': 'Cảm biến',
@@ -569,7 +572,7 @@ export const texts = defineTexts(
     'mqtt.state.connected': 'Đã kết nối',
     'mqtt.state.down': 'Chưa kết nối',
     'mqtt.state.off': 'Đã tắt',
-    'mqtt.technical': 'Thông báo của máy chủ:',
+    'mqtt.technical': 'Chi tiết:',
     'mqtt.why.private': 'Địa chỉ của nó thuộc mạng nội bộ, máy chủ này không được phép kết nối tới.',
     'mqtt.why.auth': 'Máy chủ không chấp nhận tên đăng nhập hoặc mật khẩu.',
     'mqtt.why.not_found': 'Không tìm thấy máy chủ ở địa chỉ này. Hãy kiểm tra cách viết.',
@@ -675,6 +678,10 @@ export const texts = defineTexts(
     'email.saved_on': 'Đã lưu cài đặt cảnh báo qua e-mail.',
     'email.saved_off': 'Đã tắt cảnh báo qua e-mail.',
     'mqttform.forget_password': 'Xóa mật khẩu đã lưu (máy chủ không cần mật khẩu)',
+    'mqtt.why.client':
+      'Máy chủ không chấp nhận Furrow kết nối. Hãy kiểm tra cài đặt quyền truy cập của máy chủ.',
+    'mqtt.why.unreachable':
+      'Không thể kết nối tới máy chủ từ máy chủ Furrow này. Hãy kiểm tra địa chỉ và mạng.',
   },
 );
 
