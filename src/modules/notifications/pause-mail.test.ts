@@ -20,7 +20,10 @@ forEachDialect('e-mail to owners when an endpoint pauses', (database) => {
   it('mails each owner with an address in their language, and nobody else', async () => {
     const { t, farm, owner, worker } = f;
     // The first owner reads Vietnamese; a second owner English; a third has no address; staff are left out.
-    assert.equal((await owner.put('/api/account', { json: { email: 'chu@farm.test', language: 'vi' } })).status, 200);
+    assert.equal(
+      (await owner.put('/api/account', { json: { email: 'chu@farm.test', language: 'vi' } })).status,
+      200,
+    );
     const second = await makeUser(t.database.db, farm, 'owner');
     const secondApi = client(t.url, await loginToken(t.url, farm.code, second));
     assert.equal((await secondApi.put('/api/account', { json: { email: 'ana@farm.test' } })).status, 200);
@@ -34,7 +37,12 @@ forEachDialect('e-mail to owners when an endpoint pauses', (database) => {
     assert.equal(described.status, 200, described.text);
     for (let i = 0; i < 5; i++) await f.emit('harvest.batch.created', { n: i });
     const mailRows = () =>
-      t.database.db.selectFrom('mail_outbox').selectAll().where('tenant_id', '=', farm.id).orderBy('id').execute();
+      t.database.db
+        .selectFrom('mail_outbox')
+        .selectAll()
+        .where('tenant_id', '=', farm.id)
+        .orderBy('id')
+        .execute();
     await worker.drain();
     for (const delay of DELAYS) {
       assert.deepEqual(await mailRows(), [], 'no mail before the pause');
