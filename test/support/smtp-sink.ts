@@ -20,6 +20,8 @@ export interface SmtpSink {
   mails: ReceivedMail[];
   /** How many DATA commands were answered (accepted or refused). */
   attempts: number;
+  /** How many logins were tried (accepted or refused). */
+  logins: number;
   /** The next `count` messages are refused with this code and text. */
   refuseNext(count: number, code: number, message?: string): void;
   /** Recipients refused at RCPT TO with 550. */
@@ -32,7 +34,7 @@ export async function startSmtpSink(options: { user?: string; password?: string 
   const mails: ReceivedMail[] = [];
   const rejected = new Set<string>();
   let refusals: { count: number; code: number; message: string } | undefined;
-  const sink = { attempts: 0 } as SmtpSink;
+  const sink = { attempts: 0, logins: 0 } as SmtpSink;
   const settings: SMTPServerOptions = {
     secure: false,
     disabledCommands: options.user ? ['STARTTLS'] : ['STARTTLS', 'AUTH'],
@@ -40,6 +42,7 @@ export async function startSmtpSink(options: { user?: string; password?: string 
     authOptional: !options.user,
     logger: false,
     onAuth(auth, _session, callback) {
+      sink.logins += 1;
       if (auth.username === options.user && auth.password === options.password) {
         callback(null, { user: auth.username });
       } else {

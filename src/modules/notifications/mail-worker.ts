@@ -29,8 +29,8 @@ const POLL_MS = 3_000;
 const BATCH_SIZE = 10;
 /** Each SMTP step (connect, greeting, a command's answer) must come within this. */
 const SMTP_TIMEOUT_MS = 20_000;
-/** A batch's lease: every mail of it may take every SMTP timeout, with a margin; then another worker may retry. */
-const LEASE_MS = BATCH_SIZE * 3 * SMTP_TIMEOUT_MS + MINUTE;
+/** A batch's lease per mail: each may take every SMTP timeout; a minute's margin is added per batch. */
+const LEASE_PER_MAIL_MS = 3 * SMTP_TIMEOUT_MS;
 const PRUNE_EVERY_MS = HOUR;
 /** While the database is unavailable: the pause before recording an outcome again. */
 const RECORD_RETRY_MS = 1_000;
@@ -55,6 +55,13 @@ interface SmtpError extends Error {
 export function isPermanentRejection(err: SmtpError): boolean {
   const status = err.responseCode ?? 0;
   return status >= 500 && status < 600 && (err.code === 'EENVELOPE' || err.code === 'EMESSAGE');
+}
+
+/** Failures of the server or the connection, not of one message: the next mail would meet them too. */
+function isServerFailure(err: SmtpError): boolean {
+  return ['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'EAUTH', 'ETLS', 'EPROTOCOL'].includes(
+    err.code ?? '',
+  );
 }
 
 export interface MailWorkerDeps {
@@ -123,7 +130,7 @@ export class MailWorker implements BackgroundService {
     const now = this.deps.clock.now();
     const claimed = await claimDueMail(this.deps.db, {
       now,
-      leaseMs: LEASE_MS,
+      leaseMs: this.batchSize * LEASE_PER_MAIL_MS + MINUTE,
       owner: this.id,
       limit: this.batchSize,
     });
@@ -133,7 +140,13 @@ export class MailWorker implements BackgroundService {
         for (const rest of claimed.slice(i)) await releaseMail(this.deps.db, rest);
         break;
       }
-      await this.send(mail);
+      const serverDown = await this.send(mail);
+      if (serverDown) {
+        // The server itself failed (unreachable, login refused): the rest of the batch would fail
+        // the same way, each after a timeout. They take this attempt's failure and wait their turn.
+        for (const rest of claimed.slice(i + 1)) await this.recordFailure(rest, serverDown);
+        break;
+      }
     }
     return claimed.length;
   }
@@ -197,25 +210,30 @@ export class MailWorker implements BackgroundService {
     }
   }
 
-  private async send(mail: ClaimedMail): Promise<void> {
+  /** Sends one mail and records the outcome; answers the error when the server itself failed. */
+  private async send(mail: ClaimedMail): Promise<SmtpError | undefined> {
     const { db, clock, logger } = this.deps;
     try {
       await this.transport.sendMail({ to: mail.to, subject: mail.subject, text: mail.text });
     } catch (err) {
-      const failures = mail.attemptCount + 1;
-      const permanent = isPermanentRejection(err as SmtpError);
-      const retryAt = permanent ? null : nextMailAttempt(mail, failures, clock.now());
-      const error = this.describe(err as SmtpError);
-      await this.untilRecorded(mail, () => markMailAttemptFailed(db, mail, { error, retryAt }));
-      const fields = { mail: mail.id, attempt: failures, err: error };
-      if (retryAt === null) logger?.error(fields, 'mail not sent; given up');
-      else
-        logger?.warn({ ...fields, retry_at: new Date(retryAt).toISOString() }, 'mail not sent; will retry');
-      return;
+      await this.recordFailure(mail, err as SmtpError);
+      return isServerFailure(err as SmtpError) ? (err as SmtpError) : undefined;
     }
     // Marked at once: from here on the mail counts as sent and is never sent again on purpose.
     if (!(await this.untilRecorded(mail, () => markMailSent(db, mail, clock.now()))))
       logger?.warn({ mail: mail.id }, 'mail sent after its lease ran out; another worker may send it again');
+    return undefined;
+  }
+
+  private async recordFailure(mail: ClaimedMail, err: SmtpError): Promise<void> {
+    const { db, clock, logger } = this.deps;
+    const failures = mail.attemptCount + 1;
+    const retryAt = isPermanentRejection(err) ? null : nextMailAttempt(mail, failures, clock.now());
+    const error = this.describe(err);
+    await this.untilRecorded(mail, () => markMailAttemptFailed(db, mail, { error, retryAt }));
+    const fields = { mail: mail.id, attempt: failures, err: error };
+    if (retryAt === null) logger?.error(fields, 'mail not sent; given up');
+    else logger?.warn({ ...fields, retry_at: new Date(retryAt).toISOString() }, 'mail not sent; will retry');
   }
 
   /**
