@@ -83,7 +83,7 @@ export function alertMail(language: Language, m: AlertMail): MailText {
         `Thời điểm đo: ${utcMinute(m.recordedAt)}`,
         `Nội dung: ${m.message}`,
         '',
-        'Hãy kiểm tra thiết bị và khu vực này. Xem và xác nhận cảnh báo trong mục Cảnh báo của ứng dụng Furrow.',
+        'Hãy kiểm tra thiết bị và khu vực này. Cảnh báo nằm trong mục Cảm biến → Cảnh báo của ứng dụng Furrow, nơi bạn có thể bấm "Xác nhận đã biết".',
       ]),
     };
   }
@@ -98,7 +98,7 @@ export function alertMail(language: Language, m: AlertMail): MailText {
       `Measured at: ${utcMinute(m.recordedAt)}`,
       `Message: ${m.message}`,
       '',
-      'Check the device and the area it watches. The alert is in the Alerts list of the Furrow app, where you can acknowledge it.',
+      'Check the device and the area it watches. The alert is under Sensors → Alerts in the Furrow app, where you can acknowledge it.',
     ]),
   };
 }
