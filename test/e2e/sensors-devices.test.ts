@@ -441,6 +441,29 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
     await assertAccessible(page, 'e-mail settings with an error');
     await screenshot('15-owner-desktop-email-error');
 
+    // The staff member gets an address on their page, and can then be chosen.
+    await staffRow.getByRole('link', { name: `Add one for ${suite.staff.username}` }).click();
+    await waitForFocus(page, 'h1', suite.staff.username);
+    await page.getByLabel('E-mail address (optional)').fill('not an address');
+    await page.getByRole('button', { name: 'Save e-mail address' }).click();
+    await page
+      .locator('#person-email-error')
+      .getByText(/^This is not an e-mail address/)
+      .waitFor();
+    await waitForFocusedId(page, 'person-email');
+    await page.getByLabel('E-mail address (optional)').fill('minh@example.com');
+    await page.getByRole('button', { name: 'Save e-mail address' }).click();
+    await page
+      .getByRole('status')
+      .getByText(/e-mail address is now minh@example.com/)
+      .waitFor();
+    await assertAccessible(page, 'person page with an e-mail address');
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: 'E-mail alerts' }).waitFor();
+    await page.getByText('minh@example.com').waitFor();
+    assert.equal(await page.locator('.person-choice.no-email').count(), 0);
+
+    await page.getByLabel('Send e-mail alerts').check();
     await page.getByLabel('Send for').selectOption('warning');
     await page.getByLabel(/^Ana Tran/).check();
     await page.getByRole('button', { name: 'Save changes' }).click();

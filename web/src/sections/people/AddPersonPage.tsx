@@ -29,6 +29,11 @@ export const PERSON_RULES: readonly OwnRule<Key>[] = [
     match: [/^has an invalid format$/, /^không đúng định dạng$/],
     text: 'fielderror.username_format',
   },
+  {
+    field: 'email',
+    match: [/format|định dạng|pattern/],
+    text: 'email.invalid',
+  },
 ];
 
 export default function AddPersonPage() {

@@ -68,6 +68,7 @@ function PersonDetail({ person, onRemoving }: { person: Person; onRemoving: (rem
       {self ? <p className="notice notice-info">{t('person.self')}</p> : <ChangeRole person={person} />}
       {/* One's own password is changed under Account, with the current one (a new one set here
           would also end this very session). */}
+      {!self && <SetEmail person={person} />}
       {!self && <SetPassword person={person} />}
       {!self && <Remove person={person} onRemoving={onRemoving} />}
     </>
@@ -121,6 +122,64 @@ function ChangeRole({ person }: { person: Person }) {
           aria-disabled={change.isPending || role === person.role || undefined}
         >
           {change.isPending ? t('role.saving') : t('role.save')}
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** Their e-mail address, for the alerts the farm sends by e-mail (empty: none). */
+function SetEmail({ person }: { person: Person }) {
+  const { t } = useTexts(texts);
+  const announce = useAnnounce();
+  const change = useChangePerson(person.id);
+  const [email, setEmail] = useState(person.email ?? '');
+  const [errors, setErrors] = useState<FormErrors<'email'>>(noErrors);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const name = person.name || person.username;
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (change.isPending) return;
+    setErrors(noErrors());
+    const address = email.trim();
+    change.mutate(
+      { email: address || null },
+      {
+        onSuccess: () => announce(t(address ? 'email.done' : 'email.removed', { name, email: address })),
+        onError: (err) => {
+          if (err instanceof SessionExpiredError) return;
+          const next = ownFormErrors(err, ['email'] as const, t, PERSON_RULES);
+          setErrors(next);
+          if (next.fields.email) requestAnimationFrame(() => inputRef.current?.focus());
+          else announce(next.general.join(' '), 'error');
+        },
+      },
+    );
+  }
+
+  return (
+    <section className="panel person-panel" aria-labelledby="email-heading">
+      <h2 id="email-heading">{t('email.title')}</h2>
+      <form onSubmit={submit} noValidate>
+        <Field id="person-email" label={t('email.label')} hint={t('email.hint')} error={errors.fields.email}>
+          {(control) => (
+            <input
+              {...control}
+              ref={inputRef}
+              name="email"
+              type="email"
+              autoComplete="off"
+              autoCapitalize="none"
+              spellCheck={false}
+              maxLength={254}
+              value={email}
+              onChange={(event) => setEmail(event.target.value)}
+            />
+          )}
+        </Field>
+        <button type="submit" className="button primary" aria-disabled={change.isPending || undefined}>
+          {change.isPending ? t('password.saving') : t('email.save')}
         </button>
       </form>
     </section>

@@ -5,6 +5,7 @@ import { Link } from '@tanstack/react-router';
 import { type FormEvent, useRef, useState } from 'react';
 import { SessionExpiredError } from '../../api/client';
 import { useAnnounce } from '../../app/announce';
+import { useSession } from '../../app/session';
 import { useTexts } from '../../app/texts';
 import { type FormErrors, formErrors, noErrors } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
@@ -66,6 +67,7 @@ function EmailForm({ settings, people }: { settings: NotificationSettings; peopl
   const { t } = useTexts(texts);
   const announce = useAnnounce();
   const save = useSaveEmailSettings();
+  const selfId = useSession().session.user.id;
   const [enabled, setEnabled] = useState(settings.email.enabled);
   const [minSeverity, setMinSeverity] = useState<Severity>(settings.email.min_severity);
   const [chosen, setChosen] = useState<Set<number>>(() => new Set(settings.email.user_ids));
@@ -177,9 +179,13 @@ function EmailForm({ settings, people }: { settings: NotificationSettings; peopl
                       <span className="person-name">{person.name || person.username}</span>{' '}
                       <span className="description">
                         {t('email.no_address')}{' '}
-                        <Link to="/people/$id" params={{ id: String(person.id) }}>
-                          {t('email.add_address', { name: person.name || person.username })}
-                        </Link>
+                        {person.id === selfId ? (
+                          <Link to="/account">{t('email.add_own')}</Link>
+                        ) : (
+                          <Link to="/people/$id" params={{ id: String(person.id) }}>
+                            {t('email.add_address', { name: person.name || person.username })}
+                          </Link>
+                        )}
                       </span>
                     </span>
                   </div>

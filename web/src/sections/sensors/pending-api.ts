@@ -48,15 +48,6 @@ export interface PendingMqttInput {
   format: 'chirpstack' | 'tts' | 'furrow';
   enabled?: boolean;
 }
-export interface PendingSettings {
-  email: {
-    enabled: boolean;
-    min_severity: 'info' | 'warning' | 'critical';
-    user_ids: number[];
-    recipients: { email: string | null; language: 'en' | 'vi'; name: string; user_id: number }[];
-  };
-  smtp_configured: boolean;
-}
 
 declare module '../../api/schema' {
   interface paths {
@@ -82,15 +73,6 @@ declare module '../../api/schema' {
       get: Op<never, { id: number }, never, PendingMqttSource[]>;
       put: Op<never, { id: number }, Partial<PendingMqttInput>, unknown>;
       delete: Op<never, { id: number }, never, unknown>;
-    }>;
-    '/api/notifications/settings': Item<{
-      get: Op<never, never, never, { data: PendingSettings }>;
-      put: Op<
-        never,
-        never,
-        { email: Partial<Omit<PendingSettings['email'], 'recipients'>> },
-        { data: PendingSettings }
-      >;
     }>;
   }
 }

@@ -340,6 +340,7 @@ export const texts = defineTexts(
     'mqtt.why.client': 'The broker does not accept Furrow as a client. Check its access settings.',
     'mqtt.why.unreachable':
       'The broker cannot be reached from this server. Check the address and the network.',
+    'email.add_own': 'Add yours under Account',
   },
   {
     'sensors.title': 'Cảm biến',
@@ -682,6 +683,7 @@ export const texts = defineTexts(
       'Máy chủ không chấp nhận Furrow kết nối. Hãy kiểm tra cài đặt quyền truy cập của máy chủ.',
     'mqtt.why.unreachable':
       'Không thể kết nối tới máy chủ từ máy chủ Furrow này. Hãy kiểm tra địa chỉ và mạng.',
+    'email.add_own': 'Thêm địa chỉ của bạn trong mục Tài khoản',
   },
 );
 
