@@ -21,4 +21,5 @@ export const load = {
   offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
   readingRetention: () => import('../modules/iot/reading-retention.js'),
   idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),
+  ingestKeyPruning: () => import('../modules/iot/ingest-key-pruning.js'),
 };

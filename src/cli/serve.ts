@@ -12,11 +12,11 @@ import { describeDemo } from './tenant.js';
 const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
-  all      API, web screen, delivery worker, offline sweeper, reading retention and
-           idempotency-key pruning in one process (default)
+  all      API, web screen, delivery worker, offline sweeper, reading retention,
+           idempotency-key and LoRaWAN ingest-key pruning in one process (default)
   api      only the HTTP API and web screen
   worker   only the background work (webhook deliveries, offline sweeps, reading retention,
-           expired idempotency keys)
+           expired idempotency keys, LoRaWAN ingest keys older than 7 days)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -128,6 +128,14 @@ export async function serve(args: string[]): Promise<number> {
           db: database.db,
           clock: systemClock,
           logger: app.log.child({ service: 'idempotency-key-pruning' }),
+        }),
+      );
+      const { createIngestKeyPruning } = await load.ingestKeyPruning();
+      services.push(
+        createIngestKeyPruning({
+          db: database.db,
+          clock: systemClock,
+          logger: app.log.child({ service: 'iot-ingest-key-pruning' }),
         }),
       );
       if (config.iotRawRetentionDays > 0) {
