@@ -80,9 +80,9 @@ export async function ingestUplink(
     const refused = results.flatMap((r) => (r.status === 'rejected' ? r.errors : []));
     if (refused.length > 0) {
       const timeField = message.source === 'tts' ? 'uplink_message.received_at' : 'time';
-      throw validationFailed(
-        refused.map((e) => (e.field.endsWith('.recorded_at') ? { ...e, field: timeField } : e)),
-      );
+      // Every reading of an event shares its time: one error per field and message is enough.
+      const named = refused.map((e) => (e.field.endsWith('.recorded_at') ? { ...e, field: timeField } : e));
+      throw validationFailed([...new Map(named.map((e) => [`${e.field} ${e.message}`, e])).values()]);
     }
     return { status: 'stored', device_id: device.id, readings: results.length };
   });
