@@ -296,6 +296,15 @@ forEachDialect('LoRaWAN ingestion', (database) => {
         assert.match(meta.message, /JSON/);
         assert.match(meta.message, /marshaler/);
       }
+      // Only the network servers' routes say so; elsewhere it is the usual 415.
+      const elsewhere = await ns.post(`${UNCLAIMED}/${nextEui()}/adopt`, {
+        raw: Buffer.from([1]),
+        headers: { 'content-type': 'application/octet-stream' },
+      });
+      assert.doesNotMatch(
+        assertErrorShape(elsewhere.body, 415, 'unsupported_media_type').message,
+        /marshaler/,
+      );
     });
 
     it('refuses an unknown or missing event with 400 listing the known ones', async () => {

@@ -53,6 +53,12 @@ const ANSWER_NOTE =
   'waits for them.';
 
 export async function lorawanRoutes(app: FastifyInstance, { deps }: { deps: ResourceDeps }): Promise<void> {
+  await app.register(ingestRoutes, { deps });
+  await app.register(unclaimedDeviceRoutes, { deps });
+}
+
+/** The two routes network servers post to (a plugin of their own: the Protobuf refusal is theirs). */
+async function ingestRoutes(app: FastifyInstance, { deps }: { deps: ResourceDeps }): Promise<void> {
   // A Protobuf body is refused with what to change, before it is read any further than its bytes.
   app.addContentTypeParser(PROTOBUF_TYPES, { parseAs: 'buffer' }, (request, _body, done) => {
     const type = String(request.headers['content-type'] ?? '').slice(0, 100);
@@ -139,8 +145,6 @@ export async function lorawanRoutes(app: FastifyInstance, { deps }: { deps: Reso
       return answer(reply, event, message, await ingestUplink(ctx, ctx.scope, message));
     },
   );
-
-  await app.register(unclaimedDeviceRoutes, { deps });
 }
 
 type IngestOutcomeOf = Awaited<ReturnType<typeof ingestUplink>>;
