@@ -216,6 +216,7 @@ forEachDialect('LoRaWAN ingestion', (database) => {
       const gone = await f.api.delete(`${UNCLAIMED}/${eui}`);
       assert.equal(gone.status, 200, gone.text);
       assertErrorShape((await f.api.delete(`${UNCLAIMED}/${eui}`)).body, 404, 'not_found');
+      assertErrorShape((await f.api.delete(`${UNCLAIMED}/not-a-dev-eui`)).body, 404, 'not_found');
       assert.ok(!(await f.api.get(UNCLAIMED)).body.some((d: { dev_eui: string }) => d.dev_eui === eui));
       await up(ns, chirpstackEvent('chirpstack-v4-up', eui));
       const back = (await f.api.get(UNCLAIMED)).body.find((d: { dev_eui: string }) => d.dev_eui === eui);
