@@ -142,6 +142,17 @@ describe('ChirpStack v4', () => {
   });
 });
 
+describe('what is stored from an event', () => {
+  it('keeps names free of NUL and unpaired surrogates, and ids that are not printable ASCII out of keys', () => {
+    const up = lorawanFixture('chirpstack-v4-up');
+    up.deviceInfo.deviceName = ' probe\u0000 \ud800one ';
+    up.deduplicationId = 'id with spaces';
+    const m = parsed(parseChirpstackEvent('up', up, NOW));
+    assert.equal(m.deviceName, 'probe \ufffdone');
+    assert.match(m.ingestKey ?? '', /^chirpstack:up:sha256:[0-9a-f]{64}$/);
+  });
+});
+
 describe('ChirpStack v3', () => {
   it('converts devEUI from base64 and parses objectJSON; the time is publishedAt', () => {
     const m = parsed(parseChirpstackEvent('up', lorawanFixture('chirpstack-v3-up'), NOW));

@@ -136,9 +136,9 @@ export function bodyHash(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
-/** An id the network server gave, kept to what the key column holds. */
+/** An id the network server gave (a UUID, a ULID): printable ASCII that the key column holds. */
 function givenId(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' && value.length <= 128 ? value.trim() : undefined;
+  return typeof value === 'string' && /^[\x21-\x7e]{1,128}$/.test(value) ? value : undefined;
 }
 
 /** The time of an event: the first of `candidates` that is set; now when none is. */
@@ -345,6 +345,15 @@ function isFieldErrors(value: UplinkMessage['readings'] | FieldError[]): value i
   return value.some((item) => 'field' in item);
 }
 
+/**
+ * A name as stored: trimmed, at most 255 characters, without NUL (PostgreSQL cannot store it) or
+ * unpaired surrogates (MQTT payloads are not checked as HTTP bodies are).
+ */
 function textOrNull(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim().slice(0, 255) : null;
+  if (typeof value !== 'string') return null;
+  const text = value
+    .replace(/\0/g, '')
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')
+    .trim();
+  return text === '' ? null : text.slice(0, 255);
 }
