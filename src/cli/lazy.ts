@@ -22,4 +22,5 @@ export const load = {
   readingRetention: () => import('../modules/iot/reading-retention.js'),
   mailWorker: () => import('../modules/notifications/mail-worker.js'),
   idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),
+  ingestKeyPruning: () => import('../modules/iot/ingest-key-pruning.js'),
 };

@@ -13,10 +13,12 @@ const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
   all      API, web screen, delivery worker, offline sweeper, reading retention,
-           idempotency-key pruning and (with SMTP_URL) the mail worker in one process (default)
+           idempotency-key and LoRaWAN ingest-key pruning and (with SMTP_URL) the mail
+           worker in one process (default)
   api      only the HTTP API and web screen
   worker   only the background work (webhook deliveries, offline sweeps, reading retention,
-           expired idempotency keys, e-mail when SMTP_URL is set)
+           expired idempotency keys, LoRaWAN ingest keys older than 7 days, e-mail when
+           SMTP_URL is set)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -148,6 +150,14 @@ export async function serve(args: string[]): Promise<number> {
           }),
         );
       }
+      const { createIngestKeyPruning } = await load.ingestKeyPruning();
+      services.push(
+        createIngestKeyPruning({
+          db: database.db,
+          clock: systemClock,
+          logger: app.log.child({ service: 'iot-ingest-key-pruning' }),
+        }),
+      );
       if (config.iotRawRetentionDays > 0) {
         const { createReadingRetention } = await load.readingRetention();
         services.push(

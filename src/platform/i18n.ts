@@ -80,6 +80,13 @@ const en = {
   'iot.series_too_long':
     'spans {buckets} buckets of {bucket}; at most {limit} per answer (narrow from and to, or take a larger bucket)',
   'iot.series_reversed': 'must not be before from',
+  'iot.dev_eui_pattern': 'must be 16 hexadecimal digits (a LoRaWAN DevEUI such as 70b3d57ed0051234)',
+  'iot.dev_eui_taken': 'Another device of this farm already has DevEUI {dev_eui}',
+  'iot.too_many_values': 'holds {count} numeric values; at most {limit} are read from one event',
+  'iot.chirpstack_event_unknown':
+    'The event query parameter must be one of: {events} (ChirpStack adds it to every event it posts)',
+  'iot.protobuf_body':
+    'Furrow reads network-server events as JSON, not Protobuf ({type}): set the ChirpStack HTTP integration’s payload encoding (marshaler) to JSON',
   'harvest.already_confirmed': 'This harvest batch is already confirmed',
   // Webhooks
   'webhook.url.invalid': 'is not a valid URL',
@@ -185,6 +192,13 @@ const vi: Record<MessageKey, string> = {
   'iot.series_too_long':
     'trải qua {buckets} khoảng {bucket}; tối đa {limit} khoảng mỗi lần (thu hẹp from và to, hoặc chọn khoảng lớn hơn)',
   'iot.series_reversed': 'không được trước from',
+  'iot.dev_eui_pattern': 'phải gồm 16 chữ số thập lục phân (DevEUI LoRaWAN, ví dụ 70b3d57ed0051234)',
+  'iot.dev_eui_taken': 'Một thiết bị khác của trang trại đã có DevEUI {dev_eui}',
+  'iot.too_many_values': 'chứa {count} giá trị số; mỗi sự kiện chỉ đọc tối đa {limit} giá trị',
+  'iot.chirpstack_event_unknown':
+    'Tham số event phải là một trong: {events} (ChirpStack tự thêm tham số này vào mỗi sự kiện nó gửi)',
+  'iot.protobuf_body':
+    'Furrow đọc sự kiện của máy chủ mạng ở dạng JSON, không phải Protobuf ({type}): hãy đặt kiểu mã hóa (marshaler) của tích hợp HTTP ChirpStack là JSON',
   'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
   // Webhooks
   'webhook.url.invalid': 'không phải URL hợp lệ',

@@ -18,7 +18,17 @@ import { AppError } from '../../platform/errors.js';
 
 export type DeviceRow = Selectable<IotDevicesTable>;
 
-function codeTaken(err: unknown): never {
+/** Another live device of the tenant has this DevEUI: a 409 naming it. */
+export const devEuiTaken = (devEui: string) => new AppError('iot.dev_eui_taken', 409, { dev_eui: devEui });
+
+/** A unique violation of the DevEUI index, told from one of the code's by the index's name. */
+function isDevEuiViolation(err: unknown): boolean {
+  const e = err as { constraint?: unknown; message?: unknown };
+  return e.constraint === 'iot_devices_tenant_dev_eui_key' || String(e.message).includes('.dev_eui');
+}
+
+function codeTaken(err: unknown, devEui: string | null | undefined): never {
+  if (isUniqueViolation(err) && devEui && isDevEuiViolation(err)) throw devEuiTaken(devEui);
   if (isUniqueViolation(err))
     throw new AppError('http.validation_failed', 422, {}, [{ field: 'code', message: 'field.taken' }]);
   throw err;
@@ -26,31 +36,37 @@ function codeTaken(err: unknown): never {
 
 export async function insertDevice(
   scope: Scope,
-  device: { code: string; name: string; zone_id: number | null; heartbeat_timeout_seconds: number },
+  device: {
+    code: string;
+    name: string;
+    zone_id: number | null;
+    heartbeat_timeout_seconds: number;
+    dev_eui?: string | null;
+  },
   now: number,
 ): Promise<number> {
   try {
     return await insertRecord(
       scope,
       'iot_devices',
-      { ...device, last_heartbeat_at: null, is_online: 0, offline_at: null },
+      { dev_eui: null, ...device, last_heartbeat_at: null, is_online: 0, offline_at: null },
       now,
     );
   } catch (err) {
-    codeTaken(err);
+    codeTaken(err, device.dev_eui);
   }
 }
 
 export async function updateDevice(
   scope: Scope,
   id: number,
-  patch: Partial<Pick<DeviceRow, 'code' | 'name' | 'zone_id' | 'heartbeat_timeout_seconds'>>,
+  patch: Partial<Pick<DeviceRow, 'code' | 'name' | 'zone_id' | 'heartbeat_timeout_seconds' | 'dev_eui'>>,
   now: number,
 ): Promise<boolean> {
   try {
     return await updateRecord(scope, 'iot_devices', id, patch, now);
   } catch (err) {
-    codeTaken(err);
+    codeTaken(err, patch.dev_eui);
   }
 }
 
@@ -84,6 +100,15 @@ export async function findDevicesByCodes(scope: Scope, codes: readonly string[])
     .where('code', 'in', codes)
     .where('deleted_at', 'is', null)
     .execute();
+}
+
+/** The live device of the tenant with this DevEUI (lower-case hex), if any. */
+export async function findDeviceByDevEui(scope: Scope, devEui: string): Promise<DeviceRow | undefined> {
+  return selectScoped(scope, 'iot_devices')
+    .selectAll()
+    .where('dev_eui', '=', devEui)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /**

@@ -4,6 +4,7 @@ import { routes } from '../../platform/resource/actions.js';
 import type { ResourceDeps } from '../../platform/resource/routes.js';
 import { alertRoutes } from './alert.routes.js';
 import { deviceRoutes, heartbeatRoute } from './device.routes.js';
+import { lorawanRoutes } from './lorawan.routes.js';
 import { deviceReadingSeriesRoute, deviceReadingsRoute, readingsRoute } from './reading.routes.js';
 import { ruleRoutes } from './rule.routes.js';
 
@@ -13,4 +14,5 @@ export async function iotRoutes(app: FastifyInstance, options: { deps: ResourceD
   await app.register(routes(readingsRoute, heartbeatRoute), options);
   await app.register(alertRoutes, options);
   await app.register(routes(deviceReadingsRoute, deviceReadingSeriesRoute), options);
+  await app.register(lorawanRoutes, options);
 }

@@ -849,6 +849,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/iot/ingest/chirpstack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a ChirpStack event (HTTP integration, JSON)
+         * @description Set this URL as the event endpoint of a ChirpStack application’s HTTP integration, with the JSON payload encoding (a Protobuf body is a 415). Authenticate as every API client: an API key (owner-made, role staff is enough) in the header `Authorization: Bearer fk_…`, which the integration sends as a custom header. ChirpStack v4 and v3 events both read (v3: devEUI in base64, objectJSON). The device is deviceInfo.devEui; up: the readings of object, taken at time; status: batteryLevel as battery_level. Every event is a heartbeat. Duplicates are told by deduplicationId, or by the whole body for events without one. An unknown or missing event parameter is a 400. HTTP 200 {data: {event, device_id, readings, duplicate}} for a device of the farm (its DevEUI): readings stored, and the event is a heartbeat of the device; an event stored before answers duplicate: true and stores nothing. HTTP 202 {data: {event, unclaimed: true, dev_eui}} when no device has the DevEUI: it is listed under /api/iot/unclaimed-devices for adoption. Every numeric value of the decoded payload is a reading, its metric the path of keys joined with "." in lower case (other characters than a-z, 0-9, "_" and "." become "_", cut to 64); true and false are 1 and 0; strings are skipped. Alerts and webhooks follow through the outbox: the answer never waits for them.
+         */
+        post: operations["ingestChirpstackEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/ingest/tts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a message of The Things Stack (webhook integration)
+         * @description Set this URL as the base URL of a webhook of The Things Stack v3 (format JSON) with uplink messages enabled, and the other message kinds if wanted. Authenticate as every API client: an API key (owner-made, role staff is enough) in the header `Authorization: Bearer fk_…`, which the integration sends as a custom header. The device is end_device_ids.dev_eui; uplink_message: the readings of decoded_payload, taken at uplink_message.received_at (else received_at); other kinds (join_accept, downlink_*, location_solved, service_data) are a heartbeat only. Duplicates are told by the as:up: correlation id. HTTP 200 {data: {event, device_id, readings, duplicate}} for a device of the farm (its DevEUI): readings stored, and the event is a heartbeat of the device; an event stored before answers duplicate: true and stores nothing. HTTP 202 {data: {event, unclaimed: true, dev_eui}} when no device has the DevEUI: it is listed under /api/iot/unclaimed-devices for adoption. Every numeric value of the decoded payload is a reading, its metric the path of keys joined with "." in lower case (other characters than a-z, 0-9, "_" and "." become "_", cut to 64); true and false are 1 and 0; strings are skipped. Alerts and webhooks follow through the outbox: the answer never waits for them.
+         */
+        post: operations["ingestTtsMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iot/readings": {
         parameters: {
             query?: never;
@@ -916,6 +956,66 @@ export interface paths {
          * @description Soft delete (extension): the record leaves lists and details.
          */
         delete: operations["deleteThresholdRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/unclaimed-devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * LoRaWAN devices heard from that no device of the farm has, last heard first
+         * @description Each with its network-server name, first and last time heard from, how many events, and the last decoded payload (JSON text cut to 4 KB). Paging from page 0; Link (RFC 8288) holds the first, prev, next and last pages and X-Total-Count the number of matching records. A filtered list matching more than 10,000 records leaves out X-Total-Count and the last link (counting them all would cost every request); follow next until it is absent.
+         */
+        get: operations["listUnclaimedDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/unclaimed-devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Dismiss an unclaimed LoRaWAN device
+         * @description It leaves the list; it is listed again when it is heard from again.
+         */
+        delete: operations["deleteUnclaimedDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/unclaimed-devices/{id}/adopt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adopt an unclaimed LoRaWAN device: a device with its DevEUI
+         * @description Creates the device with this DevEUI (code: the DevEUI unless given; name: the network server’s name, else the DevEUI) and removes it from the unclaimed list: its next event is stored. HTTP 201 with the device as an array of one; 404 when it is not listed; 409 (dev_eui_taken) when a live device has this DevEUI; 422 for a taken code.
+         */
+        post: operations["adoptUnclaimedDevice"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1706,6 +1806,8 @@ export interface components {
              * @description Created (ISO 8601 UTC)
              */
             created_at: string;
+            /** @description LoRaWAN DevEUI, 16 hexadecimal digits in lower case; null for other devices */
+            dev_eui: string | null;
             heartbeat_timeout_seconds: number;
             id: number;
             /**
@@ -1726,6 +1828,8 @@ export interface components {
         DeviceCreate: {
             /** @description Unique among the tenant’s devices: letters, digits, "_", ".", ":", "-" */
             code: string;
+            /** @description LoRaWAN DevEUI, unique among the tenant’s devices: 16 hexadecimal digits, any case (answered in lower case) */
+            dev_eui?: string | null;
             /** @description Seconds of silence after which the device is offline (default 300) */
             heartbeat_timeout_seconds?: number;
             /** @description Defaults to the code */
@@ -1740,6 +1844,8 @@ export interface components {
         DeviceUpdate: {
             /** @description Unique among the tenant’s devices: letters, digits, "_", ".", ":", "-" */
             code?: string;
+            /** @description LoRaWAN DevEUI; null clears: 16 hexadecimal digits, any case (answered in lower case) */
+            dev_eui?: string | null;
             /** @description Seconds of silence after which the device is offline (default 300) */
             heartbeat_timeout_seconds?: number;
             name?: string;
@@ -1758,7 +1864,7 @@ export interface components {
                  * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
                  * @enum {string}
                  */
-                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
+                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "dev_eui_taken" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                 errors?: {
                     field: string;
                     message: string;
@@ -1945,6 +2051,27 @@ export interface components {
             username: string;
         } & {
             [key: string]: unknown;
+        };
+        LorawanIngestStored: {
+            data: {
+                /** @description The device that has this DevEUI */
+                device_id: number;
+                /** @description true: this event was stored before; nothing was done */
+                duplicate: boolean;
+                /** @description The event type (ChirpStack) or message kind (TTS) */
+                event: string;
+                /** @description Readings stored from this event (0 for a duplicate) */
+                readings: number;
+            };
+        };
+        LorawanIngestUnclaimed: {
+            data: {
+                /** @description Listed under /api/iot/unclaimed-devices for adoption */
+                dev_eui: string;
+                event: string;
+                /** @enum {boolean} */
+                unclaimed: true;
+            };
         };
         Parcel: {
             /** @description Area in square metres */
@@ -2410,6 +2537,27 @@ export interface components {
             zone_id?: number | null;
         } & {
             [key: string]: unknown;
+        };
+        UnclaimedDevice: {
+            /** @description 16 hexadecimal digits, lower case */
+            dev_eui: string;
+            /**
+             * Format: date-time
+             * @description First heard from (ISO 8601 UTC)
+             */
+            first_seen_at: string;
+            /** @description The last decoded payload as JSON text, cut to 4 KB (so possibly not whole JSON) */
+            last_payload: string | null;
+            /**
+             * Format: date-time
+             * @description Last heard from (ISO 8601 UTC)
+             */
+            last_seen_at: string;
+            /** @description The name the network server knows it by */
+            name: string | null;
+            /** @description Events received from it */
+            seen_count: number;
+            source: "chirpstack" | "tts" | "mqtt";
         };
         User: {
             /** @description In owners' answers only; null: none */
@@ -6768,6 +6916,185 @@ export interface operations {
             };
         };
     };
+    ingestChirpstackEvent: {
+        parameters: {
+            query?: {
+                /** @description The event type, set by ChirpStack: up, status, join, ack, txack, log, location, integration (v3 also error) */
+                event?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A ChirpStack event in the JSON encoding: v4 (`deviceInfo.devEui`, `deduplicationId`, `time`, `object` for up, `batteryLevel` for status) or v3 (`devEUI`, `objectJSON`). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestStored"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestUnclaimed"];
+                };
+            };
+            /** @description The error shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ingestTtsMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A message of The Things Stack v3 webhook integration: `end_device_ids.dev_eui`, `correlation_ids` and one of uplink_message, join_accept, downlink_ack, … . */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestStored"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestUnclaimed"];
+                };
+            };
+            /** @description The error shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     ingestReadings: {
         parameters: {
             query?: never;
@@ -7123,6 +7450,178 @@ export interface operations {
             };
             /** @description The error shape */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUnclaimedDevices: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 0 */
+                page?: number;
+                /** @description Items per page (default 20, at most 1000) */
+                pageLimit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnclaimedDevice"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUnclaimedDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The DevEUI: 16 hexadecimal digits, any case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Confirmation"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adoptUnclaimedDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The DevEUI: 16 hexadecimal digits, any case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Device code; default: the DevEUI */
+                    code?: string;
+                    /** @description Default 300 */
+                    heartbeat_timeout_seconds?: number;
+                    /** @description Default: the network server’s name, else the DevEUI */
+                    name?: string;
+                    /** @description Zone of the device */
+                    zone_id?: number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
