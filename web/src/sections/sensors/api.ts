@@ -4,7 +4,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Api, many, one, type paths, unwrap } from '../../api/client';
 import { useSession } from '../../app/session';
-import type { PendingDeviceFields, PendingRuleFields } from './pending-api';
+import type { PendingRuleFields } from './pending-api';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Body<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
@@ -13,7 +13,7 @@ type ItemOf<T> = T extends (infer I)[] ? I : T extends { data: (infer I)[] } ? I
 /** A record answer: an array of one, `{data: record}` or the record. */
 type RecordOf<T> = T extends (infer I)[] ? I : T extends { data: infer I } ? I : T;
 
-export type Device = Json<paths['/api/iot/devices']['get']['responses'][200]>[number] & PendingDeviceFields;
+export type Device = Json<paths['/api/iot/devices']['get']['responses'][200]>[number];
 export type DeviceInput = Body<paths['/api/iot/devices']['post']>;
 export type Rule = Json<paths['/api/iot/rules']['get']['responses'][200]>[number] & PendingRuleFields;
 export type RuleInput = Body<paths['/api/iot/rules']['post']>;

@@ -14,18 +14,6 @@ export interface PendingRuleFields {
   clear_threshold: number | null;
   min_duration_seconds: number;
 }
-export interface PendingDeviceFields {
-  dev_eui: string | null;
-}
-export interface PendingUnclaimed {
-  dev_eui: string;
-  source: string;
-  name: string | null;
-  first_seen_at: string;
-  last_seen_at: string;
-  seen_count: number;
-  last_payload: unknown;
-}
 export interface PendingMqttSource {
   id: number;
   name: string;
@@ -51,20 +39,6 @@ export interface PendingMqttInput {
 
 declare module '../../api/schema' {
   interface paths {
-    '/api/iot/unclaimed-devices': Item<{
-      get: Op<{ page?: number; pageLimit?: number }, never, never, { data: PendingUnclaimed[] }>;
-    }>;
-    '/api/iot/unclaimed-devices/{id}/adopt': Item<{
-      post: Op<
-        never,
-        { id: string },
-        { code?: string; name?: string; zone_id?: number | null; heartbeat_timeout_seconds?: number },
-        unknown
-      >;
-    }>;
-    '/api/iot/unclaimed-devices/{id}': Item<{
-      delete: Op<never, { id: string }, never, unknown>;
-    }>;
     '/api/iot/mqtt-sources': Item<{
       get: Op<{ page?: number; pageLimit?: number }, never, never, PendingMqttSource[]>;
       post: Op<never, never, PendingMqttInput, PendingMqttSource[]>;
