@@ -147,8 +147,9 @@ export async function softDeleteDevice(scope: Scope, id: number, now: number): P
  *
  * A device the sweeper marked offline (it raised `iot.device.offline`) comes back here, whichever
  * path heard from it, so this is where `iot.device.online` is raised, once per outage, in the
- * caller's transaction. The devices coming back are read first and locked (PostgreSQL; SQLite's
- * transactions take turns): of two heartbeats racing, the second finds the device online already.
+ * caller's transaction. The devices are read first and locked (PostgreSQL; SQLite's transactions
+ * take turns): of two heartbeats racing, the second finds the device online already, and a sweep
+ * racing a heartbeat either loses (the heartbeat moved) or is waited for and its outage ended.
  * Answers the ids of the devices that came back online.
  */
 export async function recordHeartbeats(
@@ -161,15 +162,15 @@ export async function recordHeartbeats(
 }
 
 async function hearFrom(scope: Scope, deviceIds: readonly number[], now: number): Promise<number[]> {
-  let returning = selectScoped(scope, 'iot_devices')
-    .select(['id', 'code', 'name', 'zone_id', 'offline_at'])
+  // Every device heard from is locked, not only those offline now: a sweeper marking one offline
+  // at this moment is waited for, and its outage is then seen and ended here.
+  let heard = selectScoped(scope, 'iot_devices')
+    .select(['id', 'code', 'name', 'zone_id', 'is_online', 'offline_at'])
     .where('id', 'in', deviceIds)
-    .where('is_online', '=', 0)
-    .where('offline_at', 'is not', null)
     .where('deleted_at', 'is', null)
     .orderBy('id');
-  if (isPostgresDb(scope.db)) returning = returning.forUpdate();
-  const back = await returning.execute();
+  if (isPostgresDb(scope.db)) heard = heard.forUpdate();
+  const back = (await heard.execute()).filter((d) => d.is_online === 0 && d.offline_at !== null);
   const at = sql<number>`cast(${now} as bigint)`;
   await updateScoped(scope, 'iot_devices')
     .set({
