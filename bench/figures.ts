@@ -1,7 +1,7 @@
 // What a benchmark run produces: figures, each with the baseline it is a ratio of (measured in the
 // same run), its target where the issue sets one, and the CPU use that tells what limited it.
 
-export type Section = 'api' | 'growth' | 'deliveries' | 'scale-out' | 'ingestion' | 'memory';
+export type Section = 'api' | 'growth' | 'series' | 'deliveries' | 'scale-out' | 'ingestion' | 'memory';
 
 export interface Target {
   /** value / baseline must reach this. */

@@ -23,6 +23,8 @@ const TAGS: Record<string, string> = {
   iot: 'Devices, sensor readings, heartbeats, threshold rules and the alerts they raise.',
   harvest: 'Harvest batches, declared then confirmed, and harvest totals.',
   today: 'What needs attention today, in one call.',
+  notifications:
+    'Who is e-mailed of alerts and offline devices (owners only); e-mail needs SMTP_URL on the server.',
 };
 
 const CROP = {

@@ -20,5 +20,6 @@ export const load = {
   webhookWorker: () => import('../modules/webhooks/worker.js'),
   offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
   readingRetention: () => import('../modules/iot/reading-retention.js'),
+  mailWorker: () => import('../modules/notifications/mail-worker.js'),
   idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),
 };

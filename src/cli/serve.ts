@@ -12,11 +12,11 @@ import { describeDemo } from './tenant.js';
 const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
-  all      API, web screen, delivery worker, offline sweeper, reading retention and
-           idempotency-key pruning in one process (default)
+  all      API, web screen, delivery worker, offline sweeper, reading retention,
+           idempotency-key pruning and (with SMTP_URL) the mail worker in one process (default)
   api      only the HTTP API and web screen
   worker   only the background work (webhook deliveries, offline sweeps, reading retention,
-           expired idempotency keys)
+           expired idempotency keys, e-mail when SMTP_URL is set)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -101,6 +101,12 @@ export async function serve(args: string[]): Promise<number> {
         'WEBHOOK_CA_FILE adds these certificates to the ones trusted for webhook receivers',
       );
     }
+    if (config.smtpUrl) {
+      const { redactSmtpUrl } = await load.config();
+      app.log.info({ smtp: redactSmtpUrl(config.smtpUrl), from: config.mailFrom }, 'e-mail notifications on');
+    } else {
+      app.log.info('e-mail notifications off: SMTP_URL is not set, so no mail is written or sent');
+    }
     // Background work of roles all and worker; one line per service.
     if (role !== 'api') {
       const { createDeliveryWorker } = await load.webhookWorker();
@@ -130,6 +136,18 @@ export async function serve(args: string[]): Promise<number> {
           logger: app.log.child({ service: 'idempotency-key-pruning' }),
         }),
       );
+      if (config.smtpUrl) {
+        const { createMailWorker } = await load.mailWorker();
+        services.push(
+          createMailWorker({
+            db: database.db,
+            clock: systemClock,
+            smtpUrl: config.smtpUrl,
+            mailFrom: config.mailFrom,
+            logger: app.log.child({ service: 'mail' }),
+          }),
+        );
+      }
       if (config.iotRawRetentionDays > 0) {
         const { createReadingRetention } = await load.readingRetention();
         services.push(

@@ -97,6 +97,8 @@ const en = {
     'This endpoint already has {limit} test messages waiting to be sent; try again in {seconds} seconds',
   'webhook.test_rate_limited':
     'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
+  // Notifications
+  'notifications.unknown_user': 'is not a user of this farm: {id}',
   // Resources
   'users.self_change': 'You cannot delete your own account or remove your own owner role',
   'account.password_changed': 'Your password has been changed',
@@ -204,6 +206,8 @@ const vi: Record<MessageKey, string> = {
     'Điểm nhận này đã có {limit} tin nhắn thử đang chờ gửi; vui lòng thử lại sau {seconds} giây',
   'webhook.test_rate_limited':
     'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
+  // Notifications
+  'notifications.unknown_user': 'không phải người dùng của trang trại này: {id}',
   // Resources
   'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
   'account.password_changed': 'Mật khẩu của bạn đã được thay đổi',

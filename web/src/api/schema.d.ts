@@ -921,6 +921,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/notifications/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is e-mailed of alerts and offline devices
+         * @description Owners only. `email.recipients` shows each chosen user with their address (null: no mail until they add one) and language; `smtp_configured` tells whether this server sends e-mail.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Choose who is e-mailed of alerts and offline devices
+         * @description Owners only. Changes the fields of `email` sent: `enabled`, `min_severity` (alerts of it or higher are mailed; offline devices always are) and `user_ids` (live users of the farm; a wrong id is a 422 naming it). Owners are also e-mailed when a webhook endpoint is paused automatically, whatever these settings say.
+         */
+        put: operations["updateNotificationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/parcels": {
         parameters: {
             query?: never;
@@ -7153,6 +7177,151 @@ export interface operations {
             };
             /** @description The error shape */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: {
+                                /** @description Whether the recipients are e-mailed at all (default false) */
+                                enabled: boolean;
+                                /** @description Alerts of this severity or higher are e-mailed (default critical) */
+                                min_severity: "info" | "warning" | "critical";
+                                /** @description The chosen users as they are now, in user_ids order */
+                                recipients: {
+                                    /** @description null: the user has no e-mail address yet, so gets no mail */
+                                    email: string | null;
+                                    /** @description The language of the user's mail (English unless the user chose Vietnamese) */
+                                    language: "en" | "vi";
+                                    name: string;
+                                    user_id: number;
+                                }[];
+                                /** @description The users e-mailed of alerts and offline devices */
+                                user_ids: number[];
+                            };
+                            /** @description Whether this server can send e-mail (SMTP_URL is set); without it no mail is written or sent */
+                            smtp_configured: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: {
+                        enabled?: boolean;
+                        /** @description Alerts of this severity or higher are e-mailed (default critical) */
+                        min_severity?: "info" | "warning" | "critical";
+                        /** @description Live users of the farm; an unknown or deleted user's id is a 422 naming it */
+                        user_ids?: number[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: {
+                                /** @description Whether the recipients are e-mailed at all (default false) */
+                                enabled: boolean;
+                                /** @description Alerts of this severity or higher are e-mailed (default critical) */
+                                min_severity: "info" | "warning" | "critical";
+                                /** @description The chosen users as they are now, in user_ids order */
+                                recipients: {
+                                    /** @description null: the user has no e-mail address yet, so gets no mail */
+                                    email: string | null;
+                                    /** @description The language of the user's mail (English unless the user chose Vietnamese) */
+                                    language: "en" | "vi";
+                                    name: string;
+                                    user_id: number;
+                                }[];
+                                /** @description The users e-mailed of alerts and offline devices */
+                                user_ids: number[];
+                            };
+                            /** @description Whether this server can send e-mail (SMTP_URL is set); without it no mail is written or sent */
+                            smtp_configured: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
