@@ -162,14 +162,14 @@ const EXAMPLES: ApiDocumentExtras['examples'] = {
       status: '200',
       examples: {
         accepted: {
-          summary: 'Both stored; the first raised an alert',
+          summary: 'Both stored; the first raised an alert, the second resolved an older one',
           value: {
             data: {
               accepted: 2,
               rejected: 0,
               results: [
-                { index: 0, status: 'accepted', reading_id: 901, alert_ids: [41] },
-                { index: 1, status: 'accepted', reading_id: 902, alert_ids: [] },
+                { index: 0, status: 'accepted', reading_id: 901, alert_ids: [41], resolved_alert_ids: [] },
+                { index: 1, status: 'accepted', reading_id: 902, alert_ids: [], resolved_alert_ids: [38] },
               ],
             },
           },

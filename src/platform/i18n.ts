@@ -77,6 +77,10 @@ const en = {
   'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
   'iot.recorded_in_future': 'is more than an hour ahead of the server clock',
+  'iot.clear_at_most_threshold':
+    'must be at most the threshold ({threshold}) for operator {operator}: it is the value readings come back to',
+  'iot.clear_at_least_threshold':
+    'must be at least the threshold ({threshold}) for operator {operator}: it is the value readings come back to',
   'iot.series_too_long':
     'spans {buckets} buckets of {bucket}; at most {limit} per answer (narrow from and to, or take a larger bucket)',
   'iot.series_reversed': 'must not be before from',
@@ -189,6 +193,10 @@ const vi: Record<MessageKey, string> = {
   'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',
   'iot.recorded_in_future': 'sớm hơn đồng hồ máy chủ quá một giờ',
+  'iot.clear_at_most_threshold':
+    'phải nhỏ hơn hoặc bằng ngưỡng ({threshold}) với toán tử {operator}: đó là mức giá trị trở lại bình thường',
+  'iot.clear_at_least_threshold':
+    'phải lớn hơn hoặc bằng ngưỡng ({threshold}) với toán tử {operator}: đó là mức giá trị trở lại bình thường',
   'iot.series_too_long':
     'trải qua {buckets} khoảng {bucket}; tối đa {limit} khoảng mỗi lần (thu hẹp from và to, hoặc chọn khoảng lớn hơn)',
   'iot.series_reversed': 'không được trước from',

@@ -1,5 +1,6 @@
 // Device statements, one small function each. Tenant-owned rows are reached through the scope helpers;
 // the offline sweeper's finder is the one cross-tenant reader (it is a system process, not a request).
+// Hearing from a device ends its outage here, with its `iot.device.online` event.
 import { type Selectable, sql } from 'kysely';
 import { isPostgresDb, isUniqueViolation } from '../../platform/db/database.js';
 import {
@@ -11,10 +12,17 @@ import {
   softDeleteRecord,
   updateRecord,
 } from '../../platform/db/records.js';
-import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
+import {
+  insertScoped,
+  inTransaction,
+  type Scope,
+  selectScoped,
+  updateScoped,
+} from '../../platform/db/scope.js';
 import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
 import type { Db } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
+import { emitEvent } from '../webhooks/outbox.js';
 
 export type DeviceRow = Selectable<IotDevicesTable>;
 
@@ -161,13 +169,33 @@ export async function softDeleteDevice(scope: Scope, id: number, now: number): P
 /**
  * Every accepted reading and every heartbeat: the device is heard from now, and online. The
  * heartbeat never moves backwards (a slow transaction that read its clock earlier loses).
+ *
+ * A device the sweeper marked offline (it raised `iot.device.offline`) comes back here, whichever
+ * path heard from it, so this is where `iot.device.online` is raised, once per outage, in the
+ * caller's transaction. The devices are read first and locked (PostgreSQL; SQLite's transactions
+ * take turns): of two heartbeats racing, the second finds the device online already, and a sweep
+ * racing a heartbeat either loses (the heartbeat moved) or is waited for and its outage ended.
+ * Answers the ids of the devices that came back online.
  */
 export async function recordHeartbeats(
   scope: Scope,
   deviceIds: readonly number[],
   now: number,
-): Promise<void> {
-  if (deviceIds.length === 0) return;
+): Promise<number[]> {
+  if (deviceIds.length === 0) return [];
+  return inTransaction(scope, (tx) => hearFrom(tx, deviceIds, now));
+}
+
+async function hearFrom(scope: Scope, deviceIds: readonly number[], now: number): Promise<number[]> {
+  // Every device heard from is locked, not only those offline now: a sweeper marking one offline
+  // at this moment is waited for, and its outage is then seen and ended here.
+  let heard = selectScoped(scope, 'iot_devices')
+    .select(['id', 'code', 'name', 'zone_id', 'is_online', 'offline_at'])
+    .where('id', 'in', deviceIds)
+    .where('deleted_at', 'is', null)
+    .orderBy('id');
+  if (isPostgresDb(scope.db)) heard = heard.forUpdate();
+  const back = (await heard.execute()).filter((d) => d.is_online === 0 && d.offline_at !== null);
   const at = sql<number>`cast(${now} as bigint)`;
   await updateScoped(scope, 'iot_devices')
     .set({
@@ -178,6 +206,27 @@ export async function recordHeartbeats(
     .where('id', 'in', deviceIds)
     .where('deleted_at', 'is', null)
     .execute();
+  if (back.length === 0) return [];
+  const parcels = await parcelIdsByDevice(
+    scope,
+    back.map((d) => d.id),
+  );
+  // The event's time is the heartbeat's: the same instant the caller's clock gave.
+  const atHeartbeat = { clock: { now: () => now } };
+  for (const device of back) {
+    const offlineSince = device.offline_at ?? now;
+    await emitEvent(atHeartbeat, scope, 'iot.device.online', {
+      device_id: device.id,
+      device_code: device.code,
+      device_name: device.name,
+      zone_id: device.zone_id,
+      parcel_ids: parcels.get(device.id) ?? [],
+      offline_since: new Date(offlineSince).toISOString(),
+      online_at: new Date(now).toISOString(),
+      offline_seconds: Math.max(0, Math.floor((now - offlineSince) / 1000)),
+    });
+  }
+  return back.map((d) => d.id);
 }
 
 export interface OverdueDevice {

@@ -284,6 +284,16 @@ forEachDialect('LoRaWAN ingestion', (database) => {
         data: { event: 'join_accept', device_id: device.id, readings: 0, duplicate: false },
       });
     });
+
+    it('takes TTS messages on the per-kind paths the console offers under the base URL', async () => {
+      const eui = nextEui();
+      const device = await f.device('tts-2', { dev_eui: eui });
+      const res = await ns.post(`${TTS}/uplink`, { json: ttsUplink(eui) });
+      assert.equal(res.status, 200, res.text);
+      assert.equal(res.body.data.device_id, device.id);
+      assert.equal(res.body.data.readings, 5);
+      assert.equal((await readingsOf(device.id)).length, 5);
+    });
   });
 
   describe('refusals', () => {

@@ -120,31 +120,30 @@ async function ingestRoutes(app: FastifyInstance, { deps }: { deps: ResourceDeps
     },
   );
 
-  app.post(
-    '/api/iot/ingest/tts',
-    {
-      schema: ingestSchema(
-        'ingestTtsMessage',
-        'Receive a message of The Things Stack (webhook integration)',
-        'Set this URL as the base URL of a webhook of The Things Stack v3 (format JSON) with uplink ' +
-          'messages enabled, and the other message kinds if wanted. ' +
-          AUTH_NOTE +
-          'The device is end_device_ids.dev_eui; uplink_message: the readings of decoded_payload, taken ' +
-          'at uplink_message.received_at (else received_at); other kinds (join_accept, downlink_*, ' +
-          'location_solved, service_data) are a heartbeat only. Duplicates are told by the as:up: ' +
-          'correlation id. ' +
-          ANSWER_NOTE,
-        TtsMessage,
-      ),
-    },
-    async (request, reply) => {
-      const ctx = requestContext(request, deps);
-      const message = parseTtsMessage(request.body, ctx.clock.now());
-      if (Array.isArray(message)) throw validationFailed(message);
-      const event = ttsMessageKind(request.body);
-      return answer(reply, event, message, await ingestUplink(ctx, ctx.scope, message));
-    },
+  const ttsSchema = ingestSchema(
+    'ingestTtsMessage',
+    'Receive a message of The Things Stack (webhook integration)',
+    'Set this URL as the base URL of a webhook of The Things Stack v3 (format JSON) with uplink ' +
+      'messages enabled, and the other message kinds if wanted. ' +
+      AUTH_NOTE +
+      'The device is end_device_ids.dev_eui; uplink_message: the readings of decoded_payload, taken ' +
+      'at uplink_message.received_at (else received_at); other kinds (join_accept, downlink_*, ' +
+      'location_solved, service_data) are a heartbeat only. Duplicates are told by the as:up: ' +
+      'correlation id. A path of its own per message kind (`/uplink`, `/join` …, as the ' +
+      'console offers) may follow the base URL: the message itself tells its kind. ' +
+      ANSWER_NOTE,
+    TtsMessage,
   );
+  const ttsHandler = async (request: FastifyRequest, reply: FastifyReply) => {
+    const ctx = requestContext(request, deps);
+    const message = parseTtsMessage(request.body, ctx.clock.now());
+    if (Array.isArray(message)) throw validationFailed(message);
+    const event = ttsMessageKind(request.body);
+    return answer(reply, event, message, await ingestUplink(ctx, ctx.scope, message));
+  };
+  app.post('/api/iot/ingest/tts', { schema: ttsSchema }, ttsHandler);
+  // The console's per-kind paths (`/uplink` …) under the base URL: the same route, not documented twice.
+  app.post('/api/iot/ingest/tts/:kind', { schema: { ...ttsSchema, hide: true } }, ttsHandler);
 }
 
 type IngestOutcomeOf = Awaited<ReturnType<typeof ingestUplink>>;

@@ -1549,6 +1549,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "iot.alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reading came back past the rule's clear threshold: the active alert is resolved
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.alert.resolved` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         */
+        post: operations["onIotAlertResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "iot.device.offline": {
         parameters: {
             query?: never;
@@ -1563,6 +1583,26 @@ export interface webhooks {
          * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.offline` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
          */
         post: operations["onIotDeviceOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "iot.device.online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device that was offline reported again (a reading or a heartbeat)
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.online` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         */
+        post: operations["onIotDeviceOnline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2483,6 +2523,8 @@ export interface components {
             [key: string]: unknown;
         };
         ThresholdRule: {
+            /** @description An active alert resolves once a reading is back past this; null: the threshold itself */
+            clear_threshold: number | null;
             /**
              * Format: date-time
              * @description Created (ISO 8601 UTC)
@@ -2492,6 +2534,8 @@ export interface components {
             id: number;
             message: string | null;
             metric: string;
+            /** @description How long the value must stay beyond the threshold before an alert is raised; 0: at once */
+            min_duration_seconds: number;
             /** @description gt, gte, lt or lte: the alerting side of the threshold */
             operator: "gt" | "gte" | "lt" | "lte";
             /** @description info, warning or critical */
@@ -2505,12 +2549,16 @@ export interface components {
             zone_id: number | null;
         };
         ThresholdRuleCreate: {
+            /** @description Back to normal: an active alert resolves with the first reading past it (for gt, a value <= it; gte, < it; lt, >= it; lte, > it). On the normal side of the threshold or equal to it (for gt and gte at most the threshold, for lt and lte at least). null (default): the threshold itself */
+            clear_threshold?: number | null;
             /** @description The one device this rule watches (or zone_id) */
             device_id?: number | null;
             /** @description Alert text; placeholders {device_code} {device_name} {metric} {value} {operator} {threshold} {severity} */
             message?: string | null;
             /** @description temperature, humidity, soil_moisture, … (lower-case letters, digits, "_" and ".") */
             metric: string;
+            /** @description Seconds the value must stay beyond the threshold before an alert is raised (0 to 86400, default 0): the alert comes with the first reading still beyond that long after the breach began */
+            min_duration_seconds?: number;
             /** @description gt, gte, lt or lte: the alerting side of the threshold */
             operator: "gt" | "gte" | "lt" | "lte";
             /** @description info, warning or critical */
@@ -2522,12 +2570,16 @@ export interface components {
             [key: string]: unknown;
         };
         ThresholdRuleUpdate: {
+            /** @description Back to normal: an active alert resolves with the first reading past it (for gt, a value <= it; gte, < it; lt, >= it; lte, > it). On the normal side of the threshold or equal to it (for gt and gte at most the threshold, for lt and lte at least). null (default): the threshold itself */
+            clear_threshold?: number | null;
             /** @description The one device this rule watches (or zone_id) */
             device_id?: number | null;
             /** @description Alert text; placeholders {device_code} {device_name} {metric} {value} {operator} {threshold} {severity} */
             message?: string | null;
             /** @description temperature, humidity, soil_moisture, … (lower-case letters, digits, "_" and ".") */
             metric?: string;
+            /** @description Seconds the value must stay beyond the threshold before an alert is raised (0 to 86400, default 0): the alert comes with the first reading still beyond that long after the breach began */
+            min_duration_seconds?: number;
             /** @description gt, gte, lt or lte: the alerting side of the threshold */
             operator?: "gt" | "gte" | "lt" | "lte";
             /** @description info, warning or critical */
@@ -2640,7 +2692,7 @@ export interface components {
         WebhookEndpointCreate: {
             description?: string;
             /** @description Event kinds to receive, or ["*"] for all */
-            events: ("iot.alert.raised" | "iot.device.offline" | "harvest.batch.created" | "*")[];
+            events: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
             /** @description https URL of a public server; no credentials */
             url: string;
         } & {
@@ -2649,7 +2701,7 @@ export interface components {
         WebhookEndpointUpdate: {
             description?: string;
             /** @description Event kinds to receive, or ["*"] for all */
-            events?: ("iot.alert.raised" | "iot.device.offline" | "harvest.batch.created" | "*")[];
+            events?: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
             /** @description https URL of a public server; no credentials */
             url?: string;
         } & {
@@ -7138,6 +7190,8 @@ export interface operations {
                                 /** @description Position in the request */
                                 index: number;
                                 reading_id?: number;
+                                /** @description Active alerts this reading resolved (back past their rule’s clear threshold) */
+                                resolved_alert_ids?: number[];
                                 status: "accepted" | "rejected";
                             }[];
                         };
@@ -10410,6 +10464,124 @@ export interface operations {
             };
         };
     };
+    onIotAlertResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the same id as X-Service-Delivery
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description Standard Webhooks: the same time as X-Service-Timestamp
+                 * @example 1777876200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Delivery id (msg_…): the envelope id; receivers de-duplicate on it
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event kind
+                 * @example iot.alert.resolved
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `sha256=` + lowercase hex of HMAC-SHA256, keyed with the whole secret string (`whsec_…`), over `{X-Service-Timestamp}.{raw body}`; compare in constant time
+                 * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix time in seconds of this attempt; reject it when more than 300 s off
+                 * @example 1777876200
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The alert resolved, as in its iot.alert.raised */
+                        alert_id: number;
+                        /** @description The rule's clear threshold (its threshold when it has none): readings back past it resolve */
+                        clear_threshold: number;
+                        /** @description Device code, unique per tenant */
+                        device_code: string;
+                        /** @description Device id */
+                        device_id: number;
+                        /** @description The alert's message, as raised */
+                        message: string;
+                        /** @description The metric read, e.g. soil_moisture */
+                        metric: string;
+                        /** @description Parcels of the device */
+                        parcel_ids: number[];
+                        /**
+                         * Format: date-time
+                         * @description When the reading that raised the alert was taken (ISO 8601 UTC)
+                         */
+                        recorded_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When that reading was taken (ISO 8601 UTC): the alert's resolved_at
+                         */
+                        resolved_at: string;
+                        /** @description The value read that resolved the alert */
+                        resolved_value: number;
+                        /** @description The threshold rule */
+                        rule_id: number;
+                        /** @enum {string} */
+                        severity: "info" | "warning" | "critical";
+                        /** @description The rule's threshold when the alert was raised */
+                        threshold: number;
+                        /** @description The value that raised the alert (as in iot.alert.raised) */
+                        value: number;
+                        /** @description Zone of the device */
+                        zone_id: number | null;
+                    };
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When it happened (ISO 8601 UTC)
+                     */
+                    occurred_at: string;
+                    /**
+                     * @description The event kind
+                     * @constant
+                     */
+                    type: "iot.alert.resolved";
+                    /** @description The code of the tenant */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): a failure, retried on the schedule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onIotDeviceOffline: {
         parameters: {
             query?: never;
@@ -10485,6 +10657,110 @@ export interface operations {
                      * @constant
                      */
                     type: "iot.device.offline";
+                    /** @description The code of the tenant */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): a failure, retried on the schedule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onIotDeviceOnline: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the same id as X-Service-Delivery
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description Standard Webhooks: the same time as X-Service-Timestamp
+                 * @example 1777876200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Delivery id (msg_…): the envelope id; receivers de-duplicate on it
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event kind
+                 * @example iot.device.online
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `sha256=` + lowercase hex of HMAC-SHA256, keyed with the whole secret string (`whsec_…`), over `{X-Service-Timestamp}.{raw body}`; compare in constant time
+                 * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix time in seconds of this attempt; reject it when more than 300 s off
+                 * @example 1777876200
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description Device code, unique per tenant */
+                        device_code: string;
+                        /** @description Device id */
+                        device_id: number;
+                        /** @description Device name */
+                        device_name: string;
+                        /** @description Whole seconds from offline_since to online_at */
+                        offline_seconds: number;
+                        /**
+                         * Format: date-time
+                         * @description When the device was marked offline, as its iot.device.offline told (ISO 8601 UTC)
+                         */
+                        offline_since: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was heard from again (ISO 8601 UTC)
+                         */
+                        online_at: string;
+                        /** @description Parcels of the device */
+                        parcel_ids: number[];
+                        /** @description Zone of the device */
+                        zone_id: number | null;
+                    };
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When it happened (ISO 8601 UTC)
+                     */
+                    occurred_at: string;
+                    /**
+                     * @description The event kind
+                     * @constant
+                     */
+                    type: "iot.device.online";
                     /** @description The code of the tenant */
                     workspace_id: string;
                 };
