@@ -4,7 +4,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Api, many, one, type paths, unwrap } from '../../api/client';
 import { useSession } from '../../app/session';
-import type { PendingRuleFields } from './pending-api';
+import type {} from './pending-api';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Body<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
@@ -15,7 +15,7 @@ type RecordOf<T> = T extends (infer I)[] ? I : T extends { data: infer I } ? I :
 
 export type Device = Json<paths['/api/iot/devices']['get']['responses'][200]>[number];
 export type DeviceInput = Body<paths['/api/iot/devices']['post']>;
-export type Rule = Json<paths['/api/iot/rules']['get']['responses'][200]>[number] & PendingRuleFields;
+export type Rule = Json<paths['/api/iot/rules']['get']['responses'][200]>[number];
 export type RuleInput = Body<paths['/api/iot/rules']['post']>;
 export type Alert = Json<paths['/api/iot/alerts']['get']['responses'][200]>[number];
 export type Reading = Json<paths['/api/iot/devices/{id}/readings']['get']['responses'][200]>[number];

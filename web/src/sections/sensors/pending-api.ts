@@ -10,10 +10,6 @@ type Item<M> = {
   parameters: { query?: never; header?: never; path?: never; cookie?: never };
 } & M;
 
-export interface PendingRuleFields {
-  clear_threshold: number | null;
-  min_duration_seconds: number;
-}
 export interface PendingMqttSource {
   id: number;
   name: string;
