@@ -77,7 +77,8 @@ export const keys = {
   mqtt: ['sensors', 'mqtt'] as const,
   mqttSource: (id: number) => ['sensors', 'mqtt', id] as const,
   email: ['sensors', 'email'] as const,
-  people: ['sensors', 'people'] as const,
+  /** The People section's own list (same call): a change made there shows here too. */
+  people: ['people', 'list'] as const,
 };
 
 const at = (id: number) => ({ params: { path: { id } } });

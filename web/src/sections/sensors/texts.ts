@@ -337,7 +337,8 @@ export const texts = defineTexts(
     'email.saved_on': 'E-mail alerts saved.',
     'email.saved_off': 'E-mail alerts are off.',
     'mqttform.forget_password': 'Remove the saved password (the broker needs none)',
-    'mqtt.why.client': 'The broker does not accept Furrow as a client. Check its access settings.',
+    'mqtt.why.client':
+      "The broker did not let Furrow in: check the user name, the password and the broker's access settings.",
     'mqtt.why.unreachable':
       'The broker cannot be reached from this server. Check the address and the network.',
     'email.add_own': 'Add yours under Account',
@@ -680,7 +681,7 @@ export const texts = defineTexts(
     'email.saved_off': 'Đã tắt cảnh báo qua e-mail.',
     'mqttform.forget_password': 'Xóa mật khẩu đã lưu (máy chủ không cần mật khẩu)',
     'mqtt.why.client':
-      'Máy chủ không chấp nhận Furrow kết nối. Hãy kiểm tra cài đặt quyền truy cập của máy chủ.',
+      'Máy chủ không cho Furrow kết nối: hãy kiểm tra tên đăng nhập, mật khẩu và cài đặt quyền truy cập của máy chủ.',
     'mqtt.why.unreachable':
       'Không thể kết nối tới máy chủ từ máy chủ Furrow này. Hãy kiểm tra địa chỉ và mạng.',
     'email.add_own': 'Thêm địa chỉ của bạn trong mục Tài khoản',
