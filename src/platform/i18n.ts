@@ -80,6 +80,11 @@ const en = {
   'iot.series_too_long':
     'spans {buckets} buckets of {bucket}; at most {limit} per answer (narrow from and to, or take a larger bucket)',
   'iot.series_reversed': 'must not be before from',
+  'iot.mqtt.url_scheme': 'must be mqtt://host:port or mqtts://host:port, with nothing after the port',
+  'iot.mqtt.url_credentials': 'must not contain a user name or password (send them as username and password)',
+  'iot.mqtt.topic_wildcard':
+    'is not a valid MQTT topic filter: "+" and "#" each fill a whole level, and "#" comes last (e.g. farm/+/soil, farm/#)',
+  'iot.mqtt.topic_overlap': 'overlaps {other}: a message matching both would be stored twice',
   'harvest.already_confirmed': 'This harvest batch is already confirmed',
   // Webhooks
   'webhook.url.invalid': 'is not a valid URL',
@@ -182,6 +187,12 @@ const vi: Record<MessageKey, string> = {
   'iot.recorded_in_future': 'sớm hơn đồng hồ máy chủ quá một giờ',
   'iot.series_too_long':
     'trải qua {buckets} khoảng {bucket}; tối đa {limit} khoảng mỗi lần (thu hẹp from và to, hoặc chọn khoảng lớn hơn)',
+  'iot.mqtt.url_scheme': 'phải có dạng mqtt://máy-chủ:cổng hoặc mqtts://máy-chủ:cổng, không có gì sau cổng',
+  'iot.mqtt.url_credentials':
+    'không được chứa tên đăng nhập hoặc mật khẩu (hãy gửi chúng trong username và password)',
+  'iot.mqtt.topic_wildcard':
+    'không phải bộ lọc chủ đề MQTT hợp lệ: "+" và "#" phải chiếm trọn một cấp, và "#" phải ở cuối (ví dụ farm/+/soil, farm/#)',
+  'iot.mqtt.topic_overlap': 'trùng phạm vi với {other}: một tin khớp cả hai sẽ bị lưu hai lần',
   'iot.series_reversed': 'không được trước from',
   'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
   // Webhooks
