@@ -12,11 +12,11 @@ import { describeDemo } from './tenant.js';
 const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
-  all      API, web screen, delivery worker, offline sweeper, reading retention and
-           idempotency-key pruning in one process (default)
+  all      API, web screen, delivery worker, offline sweeper, MQTT subscriber, reading
+           retention and idempotency-key pruning in one process (default)
   api      only the HTTP API and web screen
-  worker   only the background work (webhook deliveries, offline sweeps, reading retention,
-           expired idempotency keys)
+  worker   only the background work (webhook deliveries, offline sweeps, MQTT sources,
+           reading retention, expired idempotency keys)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -95,6 +95,12 @@ export async function serve(args: string[]): Promise<number> {
         'WEBHOOK_ALLOW_PRIVATE_HOSTS exempts these hosts from the public-address rule',
       );
     }
+    if (config.mqttAllowPrivateHosts.length > 0) {
+      app.log.warn(
+        { hosts: config.mqttAllowPrivateHosts },
+        'MQTT_ALLOW_PRIVATE_HOSTS exempts these broker hosts from the public-address rule',
+      );
+    }
     if (config.webhookCaFile) {
       app.log.warn(
         { file: config.webhookCaFile },
@@ -120,6 +126,16 @@ export async function serve(args: string[]): Promise<number> {
           clock: systemClock,
           intervalMs: config.iotSweepIntervalMs,
           logger: app.log.child({ service: 'iot-offline-sweeper' }),
+        }),
+      );
+      const { createMqttSubscriber } = await load.mqttSubscriber();
+      services.push(
+        createMqttSubscriber({
+          db: database.db,
+          clock: systemClock,
+          secretKey: secret.key,
+          config,
+          logger: app.log.child({ service: 'mqtt' }),
         }),
       );
       const { createIdempotencyPruning } = await load.idempotencyPruning();
