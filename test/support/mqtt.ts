@@ -4,7 +4,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import mqtt from 'mqtt';
@@ -78,6 +78,8 @@ export async function startTestBroker(options: { users?: Record<string, string> 
     `persistence_location ${dir}/`,
     'autosave_interval 1',
     'log_dest none',
+    // Started as root, Mosquitto would switch to its own user, which cannot read this folder.
+    `user ${userInfo().username}`,
   ];
   if (options.users) {
     const file = join(dir, 'passwords');
