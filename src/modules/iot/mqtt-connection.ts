@@ -126,6 +126,8 @@ export class MqttSourceConnection {
       reconnectPeriod: FIRST_RETRY_MS,
       reconnectOnConnackError: true,
       resubscribe: false,
+      // Connected below, once every listener is in place.
+      manualConnect: true,
       ...(this.source.username === null ? {} : { username: this.source.username }),
       ...(password === undefined ? {} : { password }),
     };
@@ -161,6 +163,7 @@ export class MqttSourceConnection {
         true,
       );
     });
+    client.connect();
   }
 
   /** Ends the connection: graceful lets the message being stored finish and be acknowledged first. */
