@@ -9,7 +9,7 @@ import { systemClock } from '../src/platform/clock.js';
 import { type DatabaseHandle, openDatabase } from '../src/platform/db/database.js';
 import { client, startTestApp, type TestApp } from './support/app.js';
 import { loginToken, makeTenant, type TestTenant } from './support/factories.js';
-import { publish, SHARED_BROKER_URL, uniqueTopicPrefix, waitFor } from './support/mqtt.js';
+import { forgetSessions, publish, SHARED_BROKER_URL, uniqueTopicPrefix, waitFor } from './support/mqtt.js';
 import { type PgCluster, pgClusterSkip, startPgCluster } from './support/pg-cluster.js';
 
 const quiet = { info() {}, warn() {}, error() {} };
@@ -20,6 +20,7 @@ describe('MQTT messages during a database outage', { skip: pgClusterSkip }, () =
   let workerDb: DatabaseHandle;
   let subscriber: MqttSubscriber;
   let farm: TestTenant;
+  let sourceId: number;
   const prefix = uniqueTopicPrefix('outage');
 
   before(async () => {
@@ -33,6 +34,7 @@ describe('MQTT messages during a database outage', { skip: pgClusterSkip }, () =
       json: { name: 'Shared broker', url: SHARED_BROKER_URL, topics: [`${prefix}/+`], format: 'furrow' },
     });
     assert.equal(res.status, 201, res.text);
+    sourceId = res.body[0].id;
     // The worker's own pool, with the short timeouts an operator would give a worker.
     workerDb = openDatabase(url, {
       maxConnections: 4,
@@ -51,10 +53,14 @@ describe('MQTT messages during a database outage', { skip: pgClusterSkip }, () =
     await subscriber.start();
   });
   after(async () => {
-    await subscriber?.stop();
-    await workerDb?.close();
-    await t?.close();
-    await cluster?.destroy();
+    try {
+      await subscriber?.stop();
+      if (sourceId) await forgetSessions(SHARED_BROKER_URL, farm.code, [sourceId]);
+    } finally {
+      await workerDb?.close();
+      await t?.close();
+      await cluster?.destroy();
+    }
   });
 
   const values = async () => {

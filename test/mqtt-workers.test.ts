@@ -7,7 +7,7 @@ import { after, before, it } from 'node:test';
 import { client, startTestApp, TEST_SECRET_KEY_HEX, type TestApp } from './support/app.js';
 import { forEachDialect } from './support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from './support/factories.js';
-import { publish, SHARED_BROKER_URL, uniqueTopicPrefix, waitFor } from './support/mqtt.js';
+import { forgetSessions, publish, SHARED_BROKER_URL, uniqueTopicPrefix, waitFor } from './support/mqtt.js';
 import { type ServerProcess, startFurrowWorker } from './support/processes.js';
 
 forEachDialect('MQTT worker processes', (database) => {
@@ -26,9 +26,14 @@ forEachDialect('MQTT worker processes', (database) => {
     owner = client(t.url, await loginToken(t.url, farm.code, farm.owner));
     assert.equal((await owner.post('/api/iot/devices', { json: { code: 'probe-1' } })).status, 201);
   });
+  const sourceIds: number[] = [];
   after(async () => {
-    await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-    await t?.close();
+    try {
+      await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+      await forgetSessions(SHARED_BROKER_URL, farm.code, sourceIds);
+    } finally {
+      await t?.close();
+    }
   });
 
   const leaseOf = async (id: number) =>
@@ -82,6 +87,7 @@ forEachDialect('MQTT worker processes', (database) => {
     });
     assert.equal(res.status, 201, res.text);
     const id = res.body[0].id;
+    sourceIds.push(id);
     await waitFor(
       'connected',
       async () => ((await owner.get(`/api/iot/mqtt-sources/${id}`)).body[0].connected ? true : undefined),

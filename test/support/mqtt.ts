@@ -36,6 +36,26 @@ export async function publish(
   }
 }
 
+/**
+ * Ends the broker sessions the workers kept for these sources (connecting with their client ids and
+ * clean: true), so the shared broker keeps nothing of a test run.
+ */
+export async function forgetSessions(
+  url: string,
+  tenantCode: string,
+  sourceIds: readonly number[],
+): Promise<void> {
+  for (const id of sourceIds) {
+    const client = await mqtt.connectAsync(url, {
+      clientId: `furrow-${tenantCode}-${id}`,
+      clean: true,
+      reconnectPeriod: 0,
+      connectTimeout: 5000,
+    });
+    await client.endAsync();
+  }
+}
+
 /** Polls `probe` until it answers something other than undefined, or fails after timeoutMs. */
 export async function waitFor<T>(
   what: string,

@@ -6,7 +6,13 @@ import { after, before, describe, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
-import { publish, SHARED_BROKER_URL, uniqueTopicPrefix, waitFor } from '../../../test/support/mqtt.js';
+import {
+  forgetSessions,
+  publish,
+  SHARED_BROKER_URL,
+  uniqueTopicPrefix,
+  waitFor,
+} from '../../../test/support/mqtt.js';
 import { systemClock } from '../../platform/clock.js';
 import { MqttSubscriber } from './mqtt-subscriber.js';
 
@@ -37,9 +43,14 @@ forEachDialect('MQTT subscriber', (database) => {
     );
     await subscriber.start();
   });
+  const sourceIds: number[] = [];
   after(async () => {
-    await subscriber?.stop();
-    await t?.close();
+    try {
+      await subscriber?.stop();
+      await forgetSessions(SHARED_BROKER_URL, farm.code, sourceIds);
+    } finally {
+      await t?.close();
+    }
   });
 
   const source = async (id: number) => (await owner.get(`/api/iot/mqtt-sources/${id}`)).body[0];
@@ -48,6 +59,7 @@ forEachDialect('MQTT subscriber', (database) => {
       json: { name: 'Shared broker', url: SHARED_BROKER_URL, topics, format: 'furrow', ...extra },
     });
     assert.equal(res.status, 201, res.text);
+    sourceIds.push(res.body[0].id);
     return res.body[0].id as number;
   };
   const connected = (id: number, want = true) =>
