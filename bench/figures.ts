@@ -1,7 +1,15 @@
 // What a benchmark run produces: figures, each with the baseline it is a ratio of (measured in the
 // same run), its target where the issue sets one, and the CPU use that tells what limited it.
 
-export type Section = 'api' | 'growth' | 'deliveries' | 'scale-out' | 'ingestion' | 'memory';
+export type Section =
+  | 'api'
+  | 'growth'
+  | 'series'
+  | 'deliveries'
+  | 'scale-out'
+  | 'ingestion'
+  | 'lorawan'
+  | 'memory';
 
 export interface Target {
   /** value / baseline must reach this. */
@@ -10,6 +18,8 @@ export interface Target {
   slowdownAtMost?: number;
   atLeast?: number;
   atMost?: number;
+  /** The p99 latency in ms may not exceed this. */
+  p99AtMost?: number;
 }
 
 export interface Figure {
@@ -55,6 +65,7 @@ export function met(figure: Figure): boolean | undefined {
   if (t.slowdownAtMost !== undefined) return (figure.ratio ?? Number.POSITIVE_INFINITY) <= t.slowdownAtMost;
   if (t.atLeast !== undefined) return figure.value >= t.atLeast;
   if (t.atMost !== undefined) return figure.value <= t.atMost;
+  if (t.p99AtMost !== undefined) return (figure.p99Ms ?? Number.POSITIVE_INFINITY) <= t.p99AtMost;
   return undefined;
 }
 
@@ -65,6 +76,7 @@ function targetText(figure: Figure): string {
   if (t.ratio !== undefined) return `≥ ${t.ratio} ${verdict}`;
   if (t.slowdownAtMost !== undefined) return `≤ ${t.slowdownAtMost}× ${verdict}`;
   if (t.atLeast !== undefined) return `≥ ${t.atLeast.toLocaleString('en')} ${verdict}`;
+  if (t.p99AtMost !== undefined) return `p99 ≤ ${t.p99AtMost} ms ${verdict}`;
   return `≤ ${t.atMost} ${verdict}`;
 }
 

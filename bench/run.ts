@@ -3,7 +3,8 @@
 //
 //   npm run bench:quick                  SQLite, short measurements (under 2 minutes)
 //   npm run bench                        SQLite and PostgreSQL, longer measurements, growth to 1 M rows
-//   npm run bench -- --only=deliveries   sections (api, growth, deliveries, scale-out, ingestion)
+//   npm run bench -- --only=deliveries   sections (api, growth, series, deliveries, scale-out, ingestion,
+//                                        lorawan)
 //                                        or words of figure names ("crop detail", "search", "latency")
 //   npm run bench -- --dialect=postgres  one database only
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -15,7 +16,9 @@ import { benchDeliveries } from './deliveries.js';
 import { type Figure, markdown, met, type Section, type Settings } from './figures.js';
 import { benchGrowth } from './growth.js';
 import { ensureCompiled } from './lib/furrow.js';
+import { benchLorawan } from './lorawan.js';
 import { benchScaleOut } from './scaleout.js';
+import { benchSeries } from './series.js';
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
@@ -32,7 +35,16 @@ const dialects: DialectName[] = option('dialect')
 for (const d of dialects)
   if (d !== 'sqlite' && d !== 'postgres') throw new Error(`--dialect: sqlite or postgres, not ${d}`);
 
-const SECTIONS: Section[] = ['api', 'ingestion', 'growth', 'deliveries', 'scale-out', 'memory'];
+const SECTIONS: Section[] = [
+  'api',
+  'ingestion',
+  'lorawan',
+  'growth',
+  'series',
+  'deliveries',
+  'scale-out',
+  'memory',
+];
 
 /** Settings for one section: every figure of a section named in --only, else those whose name matches. */
 function settingsFor(section: Section): Settings | undefined {
@@ -102,7 +114,9 @@ async function main(): Promise<number> {
   for (const dialect of dialects) {
     // Ingestion and the API process's memory are measured with the API figures.
     await step('api', dialect, (s) => benchApi(dialect, s));
+    await step('lorawan', dialect, (s) => benchLorawan(dialect, s));
     await step('growth', dialect, (s) => benchGrowth(dialect, s));
+    await step('series', dialect, (s) => benchSeries(dialect, s));
     await step('deliveries', dialect, (s) => benchDeliveries(dialect, s));
   }
   if (dialects.includes('postgres')) await step('scale-out', 'postgres', (s) => benchScaleOut(s));

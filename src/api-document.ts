@@ -23,6 +23,8 @@ const TAGS: Record<string, string> = {
   iot: 'Devices, sensor readings, heartbeats, threshold rules and the alerts they raise.',
   harvest: 'Harvest batches, declared then confirmed, and harvest totals.',
   today: 'What needs attention today, in one call.',
+  notifications:
+    'Who is e-mailed of alerts and offline devices (owners only); e-mail needs SMTP_URL on the server.',
 };
 
 const CROP = {
@@ -160,14 +162,14 @@ const EXAMPLES: ApiDocumentExtras['examples'] = {
       status: '200',
       examples: {
         accepted: {
-          summary: 'Both stored; the first raised an alert',
+          summary: 'Both stored; the first raised an alert, the second resolved an older one',
           value: {
             data: {
               accepted: 2,
               rejected: 0,
               results: [
-                { index: 0, status: 'accepted', reading_id: 901, alert_ids: [41] },
-                { index: 1, status: 'accepted', reading_id: 902, alert_ids: [] },
+                { index: 0, status: 'accepted', reading_id: 901, alert_ids: [41], resolved_alert_ids: [] },
+                { index: 1, status: 'accepted', reading_id: 902, alert_ids: [], resolved_alert_ids: [38] },
               ],
             },
           },

@@ -15,6 +15,8 @@ import { diaryCategoryRoutes, diarySubcategoryRoutes, taskRoutes } from './modul
 import { harvestRoutes } from './modules/harvest/harvest.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { iotRoutes } from './modules/iot/iot.routes.js';
+import { setMailWriting } from './modules/notifications/mail-switch.js';
+import { notificationRoutes } from './modules/notifications/notification.routes.js';
 import { blockRoutes, farmRoutes, parcelRoutes, zoneRoutes } from './modules/places/places.routes.js';
 import { seasonRoutes } from './modules/seasons/season.routes.js';
 import { templateRoutes } from './modules/templates/template.routes.js';
@@ -56,6 +58,8 @@ export interface AppDeps {
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  // Every role builds the app, so every process that raises events knows whether to write mail.
+  setMailWriting(deps.config.smtpUrl !== undefined);
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -135,6 +139,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(harvestRoutes, { deps: resources });
   await app.register(todayRoutes, { deps: resources });
+  await app.register(notificationRoutes, {
+    deps: { ...resources, smtpConfigured: deps.config.smtpUrl !== undefined },
+  });
 
   return app;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AggregateConfigError, loadConfig, parseSchedule } from './config.js';
+import { AggregateConfigError, loadConfig, parseSchedule, redactSmtpUrl } from './config.js';
 
 describe('config', () => {
   it('has the documented defaults', () => {
@@ -162,5 +162,35 @@ describe('config', () => {
     assert.deepEqual(parseSchedule('5ms,1s,1m,1h,1d'), [5, 1000, 60_000, 3_600_000, 86_400_000]);
     assert.throws(() => parseSchedule(''), /is not a delay/);
     assert.throws(() => parseSchedule('8d'), /longer than 7 days/);
+  });
+
+  it('reads SMTP_URL and MAIL_FROM, e-mail off by default, and never repeats the password', () => {
+    const off = loadConfig({});
+    assert.equal(off.smtpUrl, undefined);
+    assert.equal(off.mailFrom, 'Furrow <furrow@localhost>');
+    const on = loadConfig({
+      SMTP_URL: 'smtps://mailer:p%40ss-w0rd@mail.example.com:465',
+      MAIL_FROM: 'alerts@farm.vn',
+    });
+    assert.equal(on.smtpUrl, 'smtps://mailer:p%40ss-w0rd@mail.example.com:465');
+    assert.equal(on.mailFrom, 'alerts@farm.vn');
+    assert.equal(redactSmtpUrl(on.smtpUrl!), 'smtps://mailer:***@mail.example.com:465');
+    assert.equal(redactSmtpUrl('smtp://127.0.0.1:2525'), 'smtp://127.0.0.1:2525');
+    for (const bad of [
+      'http://mail.example.com',
+      'smtp://',
+      'smtp://user:hunter2-secret@host:25/path',
+      'mail.example.com',
+    ]) {
+      assert.throws(
+        () => loadConfig({ SMTP_URL: bad }),
+        (err: AggregateConfigError) =>
+          /SMTP_URL/.test(err.message) && !err.message.includes('hunter2-secret'),
+        bad,
+      );
+    }
+    for (const bad of ['not an address', 'Furrow <furrow@localhost>\r\nBcc: x@y.z', 'a@b@c']) {
+      assert.throws(() => loadConfig({ MAIL_FROM: bad }), /MAIL_FROM/, bad);
+    }
   });
 });

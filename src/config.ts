@@ -31,6 +31,10 @@ export interface Config {
   readonly httpMaxConnections: number;
   /** FURROW_DEMO: whether a first start on an empty SQLite database creates the demo tenant. */
   readonly demo: boolean;
+  /** SMTP_URL: smtp:// or smtps:// with optional user:password; undefined turns e-mail off. */
+  readonly smtpUrl: string | undefined;
+  /** MAIL_FROM: the From of every e-mail. */
+  readonly mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -121,6 +125,8 @@ export function loadConfig(env: Env = process.env): Config {
       parseInteger(raw, 1, 1_000_000, 'a number of connections from 1 to 1000000'),
     ),
     demo: read('FURROW_DEMO', true, parseSwitch),
+    smtpUrl: read('SMTP_URL', undefined, parseSmtpUrl),
+    mailFrom: read('MAIL_FROM', 'Furrow <furrow@localhost>', parseMailFrom),
   };
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     errors.push(
@@ -180,6 +186,37 @@ function parseDatabaseUrl(raw: string): string {
   throw new Error(
     'must be sqlite:PATH (for example sqlite:./data/furrow.db) or postgres://USER@HOST:PORT/DB',
   );
+}
+
+function parseSmtpUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error('is not a valid URL; write smtp://USER:PASSWORD@HOST:PORT or smtps://…');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:')
+    throw new Error(`must start with smtp:// or smtps:// (not ${url.protocol}//)`);
+  if (url.hostname === '') throw new Error('names no host; write smtp://USER:PASSWORD@HOST:PORT');
+  if (url.pathname !== '' && url.pathname !== '/')
+    throw new Error('must be smtp://USER:PASSWORD@HOST:PORT with no path');
+  return raw;
+}
+
+/** The SMTP URL with its password replaced, for logs and messages. */
+export function redactSmtpUrl(raw: string): string {
+  const url = new URL(raw);
+  if (url.password !== '') url.password = '***';
+  return url.toString().replace(/\/$/, '');
+}
+
+function parseMailFrom(raw: string): string {
+  // "Name <address>" or a bare address; no line breaks, so it cannot add headers.
+  const valid =
+    !/[\r\n]/.test(raw) && /^(?:[^<>@]*<[^\s<>@]+@[^\s<>@]+>|[^\s<>@]+@[^\s<>@]+)$/.test(raw.trim());
+  if (!valid)
+    throw new Error(`"${raw}" is not an address such as furrow@example.com or "Furrow <furrow@example.com>"`);
+  return raw.trim();
 }
 
 function parseSecretKey(raw: string): Buffer {

@@ -11,6 +11,10 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** Headers made afresh for every request (a new Idempotency-Key each time), next to `headers`. */
   freshHeaders?: () => Record<string, string>;
+  /** A body made afresh for every request (an event with a new id each time), in place of `body`. */
+  freshBody?: () => string;
+  /** A steady load: this many requests a second in all (per URL, shared), instead of as fast as possible. */
+  rate?: number;
   connections: number;
   durationS: number;
   warmupS: number;
@@ -32,13 +36,15 @@ function run(url: string, options: LoadOptions, connections: number, durationS: 
     method: options.method ?? 'GET',
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.headers ? { headers: options.headers } : {}),
-    ...(options.freshHeaders
+    ...(options.rate === undefined ? {} : { overallRate: options.rate / options.urls.length }),
+    ...(options.freshHeaders || options.freshBody
       ? {
           requests: [
             {
               setupRequest: (request: autocannon.Request) => ({
                 ...request,
                 headers: { ...request.headers, ...options.freshHeaders?.() },
+                ...(options.freshBody ? { body: options.freshBody() } : {}),
               }),
             },
           ],

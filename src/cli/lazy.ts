@@ -21,5 +21,7 @@ export const load = {
   offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
   mqttSubscriber: () => import('../modules/iot/mqtt-subscriber.js'),
   readingRetention: () => import('../modules/iot/reading-retention.js'),
+  mailWorker: () => import('../modules/notifications/mail-worker.js'),
   idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),
+  ingestKeyPruning: () => import('../modules/iot/ingest-key-pruning.js'),
 };

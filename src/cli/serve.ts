@@ -13,10 +13,12 @@ const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
   all      API, web screen, delivery worker, offline sweeper, MQTT subscriber, reading
-           retention and idempotency-key pruning in one process (default)
+           retention, idempotency-key and LoRaWAN ingest-key pruning and (with SMTP_URL)
+           the mail worker in one process (default)
   api      only the HTTP API and web screen
   worker   only the background work (webhook deliveries, offline sweeps, MQTT sources,
-           reading retention, expired idempotency keys)
+           reading retention, expired idempotency keys, LoRaWAN ingest keys older than
+           7 days, e-mail when SMTP_URL is set)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -107,6 +109,12 @@ export async function serve(args: string[]): Promise<number> {
         'WEBHOOK_CA_FILE adds these certificates to the ones trusted for webhook receivers',
       );
     }
+    if (config.smtpUrl) {
+      const { redactSmtpUrl } = await load.config();
+      app.log.info({ smtp: redactSmtpUrl(config.smtpUrl), from: config.mailFrom }, 'e-mail notifications on');
+    } else {
+      app.log.info('e-mail notifications off: SMTP_URL is not set, so no mail is written or sent');
+    }
     // Background work of roles all and worker; one line per service.
     if (role !== 'api') {
       const { createDeliveryWorker } = await load.webhookWorker();
@@ -144,6 +152,26 @@ export async function serve(args: string[]): Promise<number> {
           db: database.db,
           clock: systemClock,
           logger: app.log.child({ service: 'idempotency-key-pruning' }),
+        }),
+      );
+      if (config.smtpUrl) {
+        const { createMailWorker } = await load.mailWorker();
+        services.push(
+          createMailWorker({
+            db: database.db,
+            clock: systemClock,
+            smtpUrl: config.smtpUrl,
+            mailFrom: config.mailFrom,
+            logger: app.log.child({ service: 'mail' }),
+          }),
+        );
+      }
+      const { createIngestKeyPruning } = await load.ingestKeyPruning();
+      services.push(
+        createIngestKeyPruning({
+          db: database.db,
+          clock: systemClock,
+          logger: app.log.child({ service: 'iot-ingest-key-pruning' }),
         }),
       );
       if (config.iotRawRetentionDays > 0) {

@@ -77,6 +77,10 @@ const en = {
   'iot.rule_target': 'a rule aims at exactly one of device_id and zone_id',
   'iot.metric_pattern': 'must be lower-case letters, digits, "_" and "." (for example soil_moisture)',
   'iot.recorded_in_future': 'is more than an hour ahead of the server clock',
+  'iot.clear_at_most_threshold':
+    'must be at most the threshold ({threshold}) for operator {operator}: it is the value readings come back to',
+  'iot.clear_at_least_threshold':
+    'must be at least the threshold ({threshold}) for operator {operator}: it is the value readings come back to',
   'iot.series_too_long':
     'spans {buckets} buckets of {bucket}; at most {limit} per answer (narrow from and to, or take a larger bucket)',
   'iot.series_reversed': 'must not be before from',
@@ -85,6 +89,13 @@ const en = {
   'iot.mqtt.topic_wildcard':
     'is not a valid MQTT topic filter: "+" and "#" each fill a whole level, and "#" comes last (e.g. farm/+/soil, farm/#)',
   'iot.mqtt.topic_overlap': 'overlaps {other}: a message matching both would be stored twice',
+  'iot.dev_eui_pattern': 'must be 16 hexadecimal digits (a LoRaWAN DevEUI such as 70b3d57ed0051234)',
+  'iot.dev_eui_taken': 'Another device of this farm already has DevEUI {dev_eui}',
+  'iot.too_many_values': 'holds {count} numeric values; at most {limit} are read from one event',
+  'iot.chirpstack_event_unknown':
+    'The event query parameter must be one of: {events} (ChirpStack adds it to every event it posts)',
+  'iot.protobuf_body':
+    'Furrow reads network-server events as JSON, not Protobuf ({type}): set the ChirpStack HTTP integration’s payload encoding (marshaler) to JSON',
   'harvest.already_confirmed': 'This harvest batch is already confirmed',
   // Webhooks
   'webhook.url.invalid': 'is not a valid URL',
@@ -98,6 +109,8 @@ const en = {
     'This endpoint already has {limit} test messages waiting to be sent; try again in {seconds} seconds',
   'webhook.test_rate_limited':
     'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
+  // Notifications
+  'notifications.unknown_user': 'is not a user of this farm: {id}',
   // Resources
   'users.self_change': 'You cannot delete your own account or remove your own owner role',
   'account.password_changed': 'Your password has been changed',
@@ -185,6 +198,10 @@ const vi: Record<MessageKey, string> = {
   'iot.rule_target': 'mỗi quy tắc áp dụng cho đúng một trong device_id và zone_id',
   'iot.metric_pattern': 'chỉ gồm chữ thường, chữ số, "_" và "." (ví dụ soil_moisture)',
   'iot.recorded_in_future': 'sớm hơn đồng hồ máy chủ quá một giờ',
+  'iot.clear_at_most_threshold':
+    'phải nhỏ hơn hoặc bằng ngưỡng ({threshold}) với toán tử {operator}: đó là mức giá trị trở lại bình thường',
+  'iot.clear_at_least_threshold':
+    'phải lớn hơn hoặc bằng ngưỡng ({threshold}) với toán tử {operator}: đó là mức giá trị trở lại bình thường',
   'iot.series_too_long':
     'trải qua {buckets} khoảng {bucket}; tối đa {limit} khoảng mỗi lần (thu hẹp from và to, hoặc chọn khoảng lớn hơn)',
   'iot.mqtt.url_scheme': 'phải có dạng mqtt://máy-chủ:cổng hoặc mqtts://máy-chủ:cổng, không có gì sau cổng',
@@ -194,6 +211,13 @@ const vi: Record<MessageKey, string> = {
     'không phải bộ lọc chủ đề MQTT hợp lệ: "+" và "#" phải chiếm trọn một cấp, và "#" phải ở cuối (ví dụ farm/+/soil, farm/#)',
   'iot.mqtt.topic_overlap': 'trùng phạm vi với {other}: một tin khớp cả hai sẽ bị lưu hai lần',
   'iot.series_reversed': 'không được trước from',
+  'iot.dev_eui_pattern': 'phải gồm 16 chữ số thập lục phân (DevEUI LoRaWAN, ví dụ 70b3d57ed0051234)',
+  'iot.dev_eui_taken': 'Một thiết bị khác của trang trại đã có DevEUI {dev_eui}',
+  'iot.too_many_values': 'chứa {count} giá trị số; mỗi sự kiện chỉ đọc tối đa {limit} giá trị',
+  'iot.chirpstack_event_unknown':
+    'Tham số event phải là một trong: {events} (ChirpStack tự thêm tham số này vào mỗi sự kiện nó gửi)',
+  'iot.protobuf_body':
+    'Furrow đọc sự kiện của máy chủ mạng ở dạng JSON, không phải Protobuf ({type}): hãy đặt kiểu mã hóa (marshaler) của tích hợp HTTP ChirpStack là JSON',
   'harvest.already_confirmed': 'Lô thu hoạch này đã được xác nhận',
   // Webhooks
   'webhook.url.invalid': 'không phải URL hợp lệ',
@@ -207,6 +231,8 @@ const vi: Record<MessageKey, string> = {
     'Điểm nhận này đã có {limit} tin nhắn thử đang chờ gửi; vui lòng thử lại sau {seconds} giây',
   'webhook.test_rate_limited':
     'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
+  // Notifications
+  'notifications.unknown_user': 'không phải người dùng của trang trại này: {id}',
   // Resources
   'users.self_change': 'Bạn không thể xóa tài khoản của chính mình hoặc bỏ quyền chủ trang trại của mình',
   'account.password_changed': 'Mật khẩu của bạn đã được thay đổi',

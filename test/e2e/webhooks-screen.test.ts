@@ -490,7 +490,9 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await page.getByRole('link', { name: 'Edit' }).click();
     await page.getByRole('heading', { level: 1, name: 'Edit receiving address' }).waitFor();
     await page.getByRole('checkbox', { name: /A sensor crosses a threshold/ }).uncheck();
+    await page.getByRole('checkbox', { name: /A sensor alert is back to normal/ }).uncheck();
     await page.getByRole('checkbox', { name: /A device stops reporting/ }).uncheck();
+    await page.getByRole('checkbox', { name: /A silent device reports again/ }).uncheck();
     await page.getByRole('checkbox', { name: /A harvest batch is declared/ }).uncheck();
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByText('Select at least one event.').waitFor();

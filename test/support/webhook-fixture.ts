@@ -44,7 +44,11 @@ export interface WebhookFixture {
   getEndpoint(epId: string): Promise<any>;
 }
 
-export function webhookFixture(database: TestDatabase): WebhookFixture {
+/** `env`: more settings of the app, read when its `before` hook runs (after the caller's earlier hooks). */
+export function webhookFixture(
+  database: TestDatabase,
+  options: { env?: () => Record<string, string> } = {},
+): WebhookFixture {
   const answers = new Map<string, (req: ReceivedRequest) => Answer>();
   let paths = 0;
   const f = {} as WebhookFixture;
@@ -56,6 +60,7 @@ export function webhookFixture(database: TestDatabase): WebhookFixture {
         WEBHOOK_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
         WEBHOOK_CA_FILE: f.receiver.caFile,
         WEBHOOK_RETRY_SCHEDULE: SCHEDULE,
+        ...options.env?.(),
       },
     });
     f.worker = f.workerWith();

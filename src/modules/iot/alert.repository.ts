@@ -1,4 +1,4 @@
-// Alert statements: one raised, one read, a page of them listed, one acknowledged.
+// Alert statements: one raised, one read, a page of them listed, one acknowledged, one resolved.
 import type { Insertable, Selectable } from 'kysely';
 import { countUpTo, type PageOf, type PageRequest, pageOf } from '../../platform/db/records.js';
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
@@ -86,4 +86,42 @@ export async function acknowledgeAlertOnce(
     .where('id', '=', id)
     .where('acknowledged_at', 'is', null)
     .execute();
+}
+
+/**
+ * Marks an active alert resolved at the time of the reading that cleared it; answers the alert as
+ * it now is, or undefined when it was not active (resolved already, or not the tenant's).
+ */
+export async function resolveActiveAlert(
+  scope: Scope,
+  id: number,
+  resolvedAt: number,
+): Promise<Selectable<IotAlertsTable> | undefined> {
+  const result = await updateScoped(scope, 'iot_alerts')
+    .set({ status: 'resolved', resolved_at: resolvedAt })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return undefined;
+  return selectScoped(scope, 'iot_alerts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The newest active alert of a rule on a device: for rule states written before they kept the
+ * active alert's id.
+ */
+export async function findActiveAlertId(
+  scope: Scope,
+  ruleId: number,
+  deviceId: number,
+): Promise<number | undefined> {
+  const row = await selectScoped(scope, 'iot_alerts')
+    .select('id')
+    .where('rule_id', '=', ruleId)
+    .where('device_id', '=', deviceId)
+    .where('status', '=', 'active')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
 }

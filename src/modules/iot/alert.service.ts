@@ -1,5 +1,6 @@
 // Alerts: raised by a reading that crosses a rule's threshold (with an `iot.alert.raised` event in
-// the same transaction), listed newest first, acknowledged by a user of the tenant.
+// the same transaction), resolved by a reading back past the rule's clear threshold (with an
+// `iot.alert.resolved` event), listed newest first, acknowledged by a user of the tenant.
 import type { Scope } from '../../platform/db/scope.js';
 import type { AlertStatus } from '../../platform/db/tables/iot.js';
 import { notFound } from '../../platform/errors.js';
@@ -7,7 +8,14 @@ import type { PageQuery, RequestContext } from '../../platform/resource/context.
 import type { ListAnswer } from '../../platform/resource/paging.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
 import { toAlertAnswer } from './alert.presenter.js';
-import { acknowledgeAlertOnce, findAlert, insertAlert, listAlerts } from './alert.repository.js';
+import {
+  acknowledgeAlertOnce,
+  findActiveAlertId,
+  findAlert,
+  insertAlert,
+  listAlerts,
+  resolveActiveAlert,
+} from './alert.repository.js';
 import type { DeviceRow } from './device.repository.js';
 import type { RuleRow } from './rule.repository.js';
 import { renderAlertMessage } from './thresholds.js';
@@ -97,4 +105,50 @@ export async function raiseAlert(
     recorded_at: new Date(reading.recordedAt).toISOString(),
   });
   return alertId;
+}
+
+/** A reading that cleared an active alert: the rule, the device, the reading, and the alert if known. */
+export interface ClearedAlert {
+  rule: RuleRow;
+  device: DeviceRow;
+  reading: { value: number; recordedAt: number };
+  /** The active alert's id as the rule state kept it; null: the newest active one of this rule and device. */
+  alertId: number | null;
+}
+
+/**
+ * Resolves the active alert at the reading's time and raises `iot.alert.resolved` in the caller's
+ * transaction. The payload is the raised one's (describing the alert as raised: its value,
+ * threshold, message, recorded_at) plus the clear threshold, the value that cleared it and when.
+ * Answers the alert's id, or null when there was no active alert to resolve.
+ */
+export async function resolveAlert(
+  deps: OutboxDeps,
+  tx: Scope,
+  cleared: ClearedAlert,
+  parcelIds: number[],
+): Promise<number | null> {
+  const { rule, device, reading } = cleared;
+  const id = cleared.alertId ?? (await findActiveAlertId(tx, rule.id, device.id));
+  if (id === undefined) return null;
+  const alert = await resolveActiveAlert(tx, id, reading.recordedAt);
+  if (!alert) return null;
+  await emitEvent(deps, tx, 'iot.alert.resolved', {
+    alert_id: alert.id,
+    device_id: device.id,
+    device_code: device.code,
+    zone_id: device.zone_id,
+    parcel_ids: parcelIds,
+    metric: alert.metric,
+    value: alert.value,
+    threshold: alert.threshold,
+    severity: alert.severity,
+    message: alert.message,
+    rule_id: alert.rule_id,
+    recorded_at: new Date(alert.recorded_at).toISOString(),
+    clear_threshold: rule.clear_threshold ?? rule.threshold,
+    resolved_value: reading.value,
+    resolved_at: new Date(reading.recordedAt).toISOString(),
+  });
+  return alert.id;
 }

@@ -9,6 +9,7 @@ export interface DeviceAnswer {
   zone_id: number | null;
   parcel_ids: number[];
   heartbeat_timeout_seconds: number;
+  dev_eui: string | null;
   status: 'online' | 'offline';
   last_heartbeat: string | null;
   created_at: string;
@@ -23,6 +24,7 @@ export function toDeviceAnswer(row: DeviceRow, parcelIds: number[]): DeviceAnswe
     zone_id: row.zone_id,
     parcel_ids: parcelIds,
     heartbeat_timeout_seconds: row.heartbeat_timeout_seconds,
+    dev_eui: row.dev_eui,
     status: row.is_online === 1 ? 'online' : 'offline',
     last_heartbeat: isoTimeOrNull(row.last_heartbeat_at),
     created_at: isoTime(row.created_at),

@@ -1,5 +1,6 @@
 // Device statements, one small function each. Tenant-owned rows are reached through the scope helpers;
 // the offline sweeper's finder is the one cross-tenant reader (it is a system process, not a request).
+// Hearing from a device ends its outage here, with its `iot.device.online` event.
 import { type Selectable, sql } from 'kysely';
 import { isPostgresDb, isUniqueViolation } from '../../platform/db/database.js';
 import {
@@ -11,14 +12,31 @@ import {
   softDeleteRecord,
   updateRecord,
 } from '../../platform/db/records.js';
-import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
+import {
+  insertScoped,
+  inTransaction,
+  type Scope,
+  selectScoped,
+  updateScoped,
+} from '../../platform/db/scope.js';
 import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
 import type { Db } from '../../platform/db/types.js';
 import { AppError } from '../../platform/errors.js';
+import { emitEvent } from '../webhooks/outbox.js';
 
 export type DeviceRow = Selectable<IotDevicesTable>;
 
-function codeTaken(err: unknown): never {
+/** Another live device of the tenant has this DevEUI: a 409 naming it. */
+export const devEuiTaken = (devEui: string) => new AppError('iot.dev_eui_taken', 409, { dev_eui: devEui });
+
+/** A unique violation of the DevEUI index, told from one of the code's by the index's name. */
+function isDevEuiViolation(err: unknown): boolean {
+  const e = err as { constraint?: unknown; message?: unknown };
+  return e.constraint === 'iot_devices_tenant_dev_eui_key' || String(e.message).includes('.dev_eui');
+}
+
+function codeTaken(err: unknown, devEui: string | null | undefined): never {
+  if (isUniqueViolation(err) && devEui && isDevEuiViolation(err)) throw devEuiTaken(devEui);
   if (isUniqueViolation(err))
     throw new AppError('http.validation_failed', 422, {}, [{ field: 'code', message: 'field.taken' }]);
   throw err;
@@ -26,31 +44,37 @@ function codeTaken(err: unknown): never {
 
 export async function insertDevice(
   scope: Scope,
-  device: { code: string; name: string; zone_id: number | null; heartbeat_timeout_seconds: number },
+  device: {
+    code: string;
+    name: string;
+    zone_id: number | null;
+    heartbeat_timeout_seconds: number;
+    dev_eui?: string | null;
+  },
   now: number,
 ): Promise<number> {
   try {
     return await insertRecord(
       scope,
       'iot_devices',
-      { ...device, last_heartbeat_at: null, is_online: 0, offline_at: null },
+      { dev_eui: null, ...device, last_heartbeat_at: null, is_online: 0, offline_at: null },
       now,
     );
   } catch (err) {
-    codeTaken(err);
+    codeTaken(err, device.dev_eui);
   }
 }
 
 export async function updateDevice(
   scope: Scope,
   id: number,
-  patch: Partial<Pick<DeviceRow, 'code' | 'name' | 'zone_id' | 'heartbeat_timeout_seconds'>>,
+  patch: Partial<Pick<DeviceRow, 'code' | 'name' | 'zone_id' | 'heartbeat_timeout_seconds' | 'dev_eui'>>,
   now: number,
 ): Promise<boolean> {
   try {
     return await updateRecord(scope, 'iot_devices', id, patch, now);
   } catch (err) {
-    codeTaken(err);
+    codeTaken(err, patch.dev_eui);
   }
 }
 
@@ -84,6 +108,15 @@ export async function findDevicesByCodes(scope: Scope, codes: readonly string[])
     .where('code', 'in', codes)
     .where('deleted_at', 'is', null)
     .execute();
+}
+
+/** The live device of the tenant with this DevEUI (lower-case hex), if any. */
+export async function findDeviceByDevEui(scope: Scope, devEui: string): Promise<DeviceRow | undefined> {
+  return selectScoped(scope, 'iot_devices')
+    .selectAll()
+    .where('dev_eui', '=', devEui)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 /**
@@ -136,13 +169,33 @@ export async function softDeleteDevice(scope: Scope, id: number, now: number): P
 /**
  * Every accepted reading and every heartbeat: the device is heard from now, and online. The
  * heartbeat never moves backwards (a slow transaction that read its clock earlier loses).
+ *
+ * A device the sweeper marked offline (it raised `iot.device.offline`) comes back here, whichever
+ * path heard from it, so this is where `iot.device.online` is raised, once per outage, in the
+ * caller's transaction. The devices are read first and locked (PostgreSQL; SQLite's transactions
+ * take turns): of two heartbeats racing, the second finds the device online already, and a sweep
+ * racing a heartbeat either loses (the heartbeat moved) or is waited for and its outage ended.
+ * Answers the ids of the devices that came back online.
  */
 export async function recordHeartbeats(
   scope: Scope,
   deviceIds: readonly number[],
   now: number,
-): Promise<void> {
-  if (deviceIds.length === 0) return;
+): Promise<number[]> {
+  if (deviceIds.length === 0) return [];
+  return inTransaction(scope, (tx) => hearFrom(tx, deviceIds, now));
+}
+
+async function hearFrom(scope: Scope, deviceIds: readonly number[], now: number): Promise<number[]> {
+  // Every device heard from is locked, not only those offline now: a sweeper marking one offline
+  // at this moment is waited for, and its outage is then seen and ended here.
+  let heard = selectScoped(scope, 'iot_devices')
+    .select(['id', 'code', 'name', 'zone_id', 'is_online', 'offline_at'])
+    .where('id', 'in', deviceIds)
+    .where('deleted_at', 'is', null)
+    .orderBy('id');
+  if (isPostgresDb(scope.db)) heard = heard.forUpdate();
+  const back = (await heard.execute()).filter((d) => d.is_online === 0 && d.offline_at !== null);
   const at = sql<number>`cast(${now} as bigint)`;
   await updateScoped(scope, 'iot_devices')
     .set({
@@ -153,6 +206,27 @@ export async function recordHeartbeats(
     .where('id', 'in', deviceIds)
     .where('deleted_at', 'is', null)
     .execute();
+  if (back.length === 0) return [];
+  const parcels = await parcelIdsByDevice(
+    scope,
+    back.map((d) => d.id),
+  );
+  // The event's time is the heartbeat's: the same instant the caller's clock gave.
+  const atHeartbeat = { clock: { now: () => now } };
+  for (const device of back) {
+    const offlineSince = device.offline_at ?? now;
+    await emitEvent(atHeartbeat, scope, 'iot.device.online', {
+      device_id: device.id,
+      device_code: device.code,
+      device_name: device.name,
+      zone_id: device.zone_id,
+      parcel_ids: parcels.get(device.id) ?? [],
+      offline_since: new Date(offlineSince).toISOString(),
+      online_at: new Date(now).toISOString(),
+      offline_seconds: Math.max(0, Math.floor((now - offlineSince) / 1000)),
+    });
+  }
+  return back.map((d) => d.id);
 }
 
 export interface OverdueDevice {

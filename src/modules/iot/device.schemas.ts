@@ -1,6 +1,13 @@
 // IoT devices on the wire: the answer, create and change, and the heartbeat a device sends.
 import { Type } from 'typebox';
-import { Id, IsoTime, NullableId, NullableIsoTime, RefInput } from '../../platform/resource/fields.js';
+import {
+  Id,
+  IsoTime,
+  NullableId,
+  NullableIsoTime,
+  NullableText,
+  RefInput,
+} from '../../platform/resource/fields.js';
 
 const DeviceCode = Type.String({
   minLength: 1,
@@ -13,6 +20,8 @@ const HeartbeatTimeout = Type.Integer({
   maximum: 604_800,
   description: 'Seconds of silence after which the device is offline (default 300)',
 });
+const DevEuiInput = (description: string) =>
+  NullableText(64, `${description}: 16 hexadecimal digits, any case (answered in lower case)`);
 const ParcelIds = Type.Array(Id(), { maxItems: 200, description: 'Parcels the device watches' });
 
 export const Device = Type.Object({
@@ -22,6 +31,10 @@ export const Device = Type.Object({
   zone_id: NullableId(),
   parcel_ids: Type.Array(Type.Integer()),
   heartbeat_timeout_seconds: Type.Integer(),
+  dev_eui: Type.Unsafe<string | null>({
+    type: ['string', 'null'],
+    description: 'LoRaWAN DevEUI, 16 hexadecimal digits in lower case; null for other devices',
+  }),
   status: Type.Union([Type.Literal('online'), Type.Literal('offline')]),
   last_heartbeat: NullableIsoTime('Last reading or heartbeat; null before the first'),
   created_at: IsoTime('Created'),
@@ -35,6 +48,7 @@ export const DeviceCreate = Type.Object(
     zone_id: Type.Optional(RefInput('Zone of the device')),
     parcel_ids: Type.Optional(ParcelIds),
     heartbeat_timeout_seconds: Type.Optional(HeartbeatTimeout),
+    dev_eui: Type.Optional(DevEuiInput('LoRaWAN DevEUI, unique among the tenant’s devices')),
   },
   { additionalProperties: true },
 );
@@ -46,6 +60,7 @@ export const DeviceUpdate = Type.Object(
     zone_id: Type.Optional(RefInput('Zone of the device; null clears')),
     parcel_ids: Type.Optional(ParcelIds),
     heartbeat_timeout_seconds: Type.Optional(HeartbeatTimeout),
+    dev_eui: Type.Optional(DevEuiInput('LoRaWAN DevEUI; null clears')),
   },
   { additionalProperties: true },
 );

@@ -9,7 +9,9 @@ import { refOrNull } from '../../platform/resource/input.js';
 import type { ListAnswer } from '../../platform/resource/paging.js';
 import { type DeviceAnswer, toDeviceAnswer } from './device.presenter.js';
 import {
+  devEuiTaken,
   findDevice,
+  findDeviceByDevEui,
   findDevicesByCodes,
   insertDevice,
   listDevices,
@@ -19,9 +21,12 @@ import {
   softDeleteDevice,
   updateDevice,
 } from './device.repository.js';
+import { deleteUnclaimedDevice } from './lorawan.repository.js';
 
 export const DEFAULT_HEARTBEAT_TIMEOUT_SECONDS = 300;
 export const DEVICE_CODE_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/;
+/** A LoRaWAN DevEUI as sent: 16 hexadecimal digits, any case. */
+export const DEV_EUI_PATTERN = /^[0-9A-Fa-f]{16}$/;
 
 export interface DeviceInput {
   code?: string | undefined;
@@ -29,12 +34,16 @@ export interface DeviceInput {
   zone_id?: number | null | undefined;
   parcel_ids?: number[] | undefined;
   heartbeat_timeout_seconds?: number | undefined;
+  /** null clears it (on update); stored and answered in lower case. */
+  dev_eui?: string | null | undefined;
 }
 
 async function checkDeviceInput(scope: Scope, input: DeviceInput): Promise<void> {
   const errors: FieldError[] = [];
   if (input.code !== undefined && !DEVICE_CODE_PATTERN.test(input.code))
     errors.push({ field: 'code', message: 'field.pattern' });
+  if (typeof input.dev_eui === 'string' && !DEV_EUI_PATTERN.test(input.dev_eui))
+    errors.push({ field: 'dev_eui', message: 'iot.dev_eui_pattern' });
   errors.push(
     ...(await checkReferences(scope, [
       { field: 'zone_id', table: 'zones', id: input.zone_id },
@@ -42,6 +51,18 @@ async function checkDeviceInput(scope: Scope, input: DeviceInput): Promise<void>
     ])),
   );
   if (errors.length > 0) throw validationFailed(errors);
+}
+
+/** The DevEUI as stored (lower case), or null; undefined when the input leaves it alone. */
+function devEuiOf(input: DeviceInput): string | null | undefined {
+  return typeof input.dev_eui === 'string' ? input.dev_eui.toLowerCase() : input.dev_eui;
+}
+
+/** A 409 when another live device of the tenant already has this DevEUI. */
+async function assertDevEuiFree(scope: Scope, devEui: string | null | undefined, self?: number) {
+  if (!devEui) return;
+  const holder = await findDeviceByDevEui(scope, devEui);
+  if (holder && holder.id !== self) throw devEuiTaken(devEui);
 }
 
 /** A live device of the scope's tenant as answered, with its parcels; 404 when there is none. */
@@ -61,13 +82,16 @@ async function listDeviceAnswers(ctx: RequestContext, query: PageQuery): Promise
   return { items: rows.map((row) => toDeviceAnswer(row, parcels.get(row.id) ?? [])), total, hasNext };
 }
 
-async function createDevice(
+/** Creates a device (the create route, and adopting an unclaimed LoRaWAN device). */
+export async function createDevice(
   ctx: RequestContext,
   sent: DeviceInput & { code: string },
 ): Promise<DeviceAnswer> {
   const input = { ...sent, zone_id: refOrNull(sent.zone_id) };
   await checkDeviceInput(ctx.scope, input);
+  const devEui = devEuiOf(input) ?? null;
   return inTransaction(ctx.scope, async (tx) => {
+    await assertDevEuiFree(tx, devEui);
     const id = await insertDevice(
       tx,
       {
@@ -75,10 +99,13 @@ async function createDevice(
         name: input.name?.trim() || input.code,
         zone_id: input.zone_id ?? null,
         heartbeat_timeout_seconds: input.heartbeat_timeout_seconds ?? DEFAULT_HEARTBEAT_TIMEOUT_SECONDS,
+        dev_eui: devEui,
       },
       ctx.clock.now(),
     );
     await replaceDeviceParcels(tx, id, [...new Set(input.parcel_ids ?? [])]);
+    // A DevEUI heard of before is claimed now: it leaves the unclaimed list.
+    if (devEui) await deleteUnclaimedDevice(tx, devEui);
     return deviceAnswer(tx, id);
   });
 }
@@ -96,6 +123,12 @@ async function changeDevice(ctx: RequestContext, id: number, sent: DeviceInput):
     if (input.zone_id !== undefined) patch.zone_id = input.zone_id;
     if (input.heartbeat_timeout_seconds !== undefined)
       patch.heartbeat_timeout_seconds = input.heartbeat_timeout_seconds;
+    const devEui = devEuiOf(input);
+    if (devEui !== undefined) {
+      await assertDevEuiFree(tx, devEui, id);
+      patch.dev_eui = devEui;
+      if (devEui) await deleteUnclaimedDevice(tx, devEui);
+    }
     if (!(await updateDevice(tx, id, patch, ctx.clock.now()))) throw notFound();
     if (input.parcel_ids !== undefined) await replaceDeviceParcels(tx, id, [...new Set(input.parcel_ids)]);
     return deviceAnswer(tx, id);

@@ -32,6 +32,7 @@ forEachDialect('IoT devices and heartbeats', (database) => {
       assert.deepEqual(Object.keys(created).sort(), [
         'code',
         'created_at',
+        'dev_eui',
         'heartbeat_timeout_seconds',
         'id',
         'last_heartbeat',

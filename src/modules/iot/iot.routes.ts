@@ -4,6 +4,7 @@ import { routes } from '../../platform/resource/actions.js';
 import type { ResourceDeps } from '../../platform/resource/routes.js';
 import { alertRoutes } from './alert.routes.js';
 import { deviceRoutes, heartbeatRoute } from './device.routes.js';
+import { lorawanRoutes } from './lorawan.routes.js';
 import { mqttSourceRoutes } from './mqtt-source.routes.js';
 import type { MqttSourceDeps } from './mqtt-source.service.js';
 import { deviceReadingSeriesRoute, deviceReadingsRoute, readingsRoute } from './reading.routes.js';
@@ -19,4 +20,5 @@ export async function iotRoutes(
   await app.register(alertRoutes, options);
   await app.register(routes(deviceReadingsRoute, deviceReadingSeriesRoute), options);
   await app.register(mqttSourceRoutes, options);
+  await app.register(lorawanRoutes, options);
 }

@@ -29,6 +29,11 @@ export const ReadingsAnswer = Type.Object({
         status: Type.Union([Type.Literal('accepted'), Type.Literal('rejected')]),
         reading_id: Type.Optional(Type.Integer()),
         alert_ids: Type.Optional(Type.Array(Type.Integer(), { description: 'Alerts this reading raised' })),
+        resolved_alert_ids: Type.Optional(
+          Type.Array(Type.Integer(), {
+            description: 'Active alerts this reading resolved (back past their rule’s clear threshold)',
+          }),
+        ),
         errors: Type.Optional(FieldErrors),
       }),
     ),

@@ -7,7 +7,7 @@ import { type FieldError, notFound, validationFailed } from '../../platform/erro
 import type { RequestContext } from '../../platform/resource/context.js';
 import type { ListQueryOf } from '../../platform/resource/paging.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
-import { type RaisedAlert, raiseAlert } from './alert.service.js';
+import { raiseAlert, resolveAlert } from './alert.service.js';
 import {
   type DeviceRow,
   findDevice,
@@ -28,13 +28,27 @@ import {
   saveRuleStates,
   stateKey,
 } from './rule.repository.js';
-import { INITIAL_STATE, METRIC_PATTERN, type RuleState, stepRuleState } from './thresholds.js';
+import {
+  INITIAL_STATE,
+  METRIC_PATTERN,
+  type RuleCondition,
+  type RuleState,
+  stepRuleState,
+} from './thresholds.js';
 
 /** Readings stamped further ahead of the server's clock than this are refused. */
 export const MAX_FUTURE_SKEW_MS = 60 * 60_000;
 
 export type ReadingResult =
-  | { index: number; status: 'accepted'; reading_id: number; alert_ids: number[] }
+  | {
+      index: number;
+      status: 'accepted';
+      reading_id: number;
+      /** Alerts this reading raised. */
+      alert_ids: number[];
+      /** Active alerts this reading resolved (back past the rule's clear threshold). */
+      resolved_alert_ids: number[];
+    }
   | { index: number; status: 'rejected'; errors: FieldError[] };
 
 interface ParsedReading {
@@ -86,6 +100,25 @@ export function parseReading(raw: unknown, index: number, now: number): ParsedRe
   return { index, deviceCode: deviceCode as string, metric: r.metric as string, value, recordedAt };
 }
 
+/** A rule's condition as the pure lifecycle takes it. */
+function ruleCondition(rule: RuleRow): RuleCondition {
+  return {
+    operator: rule.operator,
+    threshold: rule.threshold,
+    clearThreshold: rule.clear_threshold,
+    minDurationMs: rule.min_duration_seconds * 1000,
+  };
+}
+
+/** A reading that raised or resolved an alert of a rule on a device, in the order they happened. */
+interface LifecycleStep {
+  kind: 'raise' | 'resolve';
+  key: string;
+  rule: RuleRow;
+  device: DeviceRow;
+  reading: ParsedReading;
+}
+
 function ruleApplies(rule: RuleRow, device: DeviceRow, metric: string): boolean {
   if (rule.metric !== metric) return false;
   return rule.device_id === device.id || (rule.zone_id !== null && rule.zone_id === device.zone_id);
@@ -93,8 +126,10 @@ function ruleApplies(rule: RuleRow, device: DeviceRow, metric: string): boolean 
 
 /**
  * Stores a batch of readings in one transaction. Each reading is accepted or rejected on its own;
- * accepted ones are stored, count as heartbeats, and move the rules' edge state (in recorded_at
- * order), raising an alert and an `iot.alert.raised` event on each crossing.
+ * accepted ones are stored, count as heartbeats (a device back from an outage raises
+ * `iot.device.online`), and move the rules' alert lifecycle (in recorded_at order): an alert and
+ * `iot.alert.raised` when a breach has lasted the rule's minimum duration, its resolution and
+ * `iot.alert.resolved` when a reading is back past the clear threshold.
  */
 export async function ingestReadings(
   deps: OutboxDeps,
@@ -142,7 +177,7 @@ export async function ingestReadings(
       heardFrom.map((d) => d.id),
     );
     const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
-    const raised = new Map<number, RaisedAlert[]>();
+    const steps: LifecycleStep[] = [];
     const inTimeOrder = [...accepted].sort(
       (a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index,
     );
@@ -151,11 +186,11 @@ export async function ingestReadings(
         if (!ruleApplies(rule, device, reading.metric)) continue;
         const key = stateKey(rule.id, device.id);
         const before = changed.get(key)?.state ?? states.get(key) ?? INITIAL_STATE;
-        const step = stepRuleState(before, reading, rule);
+        const step = stepRuleState(before, reading, ruleCondition(rule));
         if (step.state !== before)
           changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
-        if (step.raise)
-          raised.set(reading.index, [...(raised.get(reading.index) ?? []), { rule, device, reading }]);
+        if (step.raise || step.resolve)
+          steps.push({ kind: step.raise ? 'raise' : 'resolve', key, rule, device, reading });
       }
     }
 
@@ -168,30 +203,55 @@ export async function ingestReadings(
     }));
     const ids = await insertReadings(tx, rows);
     await addToRollups(tx, rows);
-    await saveRuleStates(tx, [...changed.values()], now);
     await recordHeartbeats(
       tx,
       heardFrom.map((d) => d.id),
       now,
     );
 
+    // Alerts raised and resolved in the readings' time order, so one batch can do both to one alert.
     const parcels =
-      raised.size > 0
+      steps.length > 0
         ? await parcelIdsByDevice(
             tx,
             heardFrom.map((d) => d.id),
           )
         : new Map<number, number[]>();
-    for (const [position, { reading }] of accepted.entries()) {
-      const alertIds: number[] = [];
-      for (const alert of raised.get(reading.index) ?? []) {
-        alertIds.push(await raiseAlert(deps, tx, alert, parcels.get(alert.device.id) ?? [], now));
+    const activeIds = new Map([...states].map(([key, state]) => [key, state.activeAlertId]));
+    const raisedBy = new Map<number, number[]>();
+    const resolvedBy = new Map<number, number[]>();
+    const note = (map: Map<number, number[]>, index: number, id: number) =>
+      map.set(index, [...(map.get(index) ?? []), id]);
+    for (const step of steps) {
+      const parcelIds = parcels.get(step.device.id) ?? [];
+      if (step.kind === 'raise') {
+        const id = await raiseAlert(deps, tx, step, parcelIds, now);
+        activeIds.set(step.key, id);
+        note(raisedBy, step.reading.index, id);
+      } else {
+        const cleared = { ...step, alertId: activeIds.get(step.key) ?? null };
+        const id = await resolveAlert(deps, tx, cleared, parcelIds);
+        activeIds.set(step.key, null);
+        if (id !== null) note(resolvedBy, step.reading.index, id);
       }
+    }
+    await saveRuleStates(
+      tx,
+      [...changed].map(([key, { ruleId, deviceId, state }]) => ({
+        ruleId,
+        deviceId,
+        state: { ...state, activeAlertId: state.breached ? (activeIds.get(key) ?? null) : null },
+      })),
+      now,
+    );
+
+    for (const [position, { reading }] of accepted.entries()) {
       results[reading.index] = {
         index: reading.index,
         status: 'accepted',
         reading_id: ids[position]!,
-        alert_ids: alertIds,
+        alert_ids: raisedBy.get(reading.index) ?? [],
+        resolved_alert_ids: resolvedBy.get(reading.index) ?? [],
       };
     }
   });

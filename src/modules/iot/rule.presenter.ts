@@ -12,6 +12,8 @@ export interface RuleAnswer {
   threshold: number;
   severity: Severity;
   message: string | null;
+  clear_threshold: number | null;
+  min_duration_seconds: number;
   created_at: string;
   updated_at: string;
 }
@@ -26,6 +28,8 @@ export function toRuleAnswer(row: RuleRow): RuleAnswer {
     threshold: row.threshold,
     severity: row.severity,
     message: row.message,
+    clear_threshold: row.clear_threshold,
+    min_duration_seconds: row.min_duration_seconds,
     created_at: isoTime(row.created_at),
     updated_at: isoTime(row.updated_at),
   };

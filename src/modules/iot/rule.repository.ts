@@ -18,7 +18,15 @@ export type RuleRow = Selectable<IotRulesTable>;
 
 export type RuleInsert = Pick<
   RuleRow,
-  'device_id' | 'zone_id' | 'metric' | 'operator' | 'threshold' | 'severity' | 'message'
+  | 'device_id'
+  | 'zone_id'
+  | 'metric'
+  | 'operator'
+  | 'threshold'
+  | 'severity'
+  | 'message'
+  | 'clear_threshold'
+  | 'min_duration_seconds'
 >;
 
 export async function insertRule(scope: Scope, rule: RuleInsert, now: number): Promise<number> {
@@ -34,7 +42,10 @@ export async function updateRule(
   return updateRecord(scope, 'iot_rules', id, patch, now);
 }
 
-/** A changed rule starts from a clean state: the next reading decides anew. */
+/**
+ * A rule aimed at something else starts from a clean state: the next reading decides anew. Its
+ * active alerts stay as they are (see rule.service.ts).
+ */
 export async function resetRuleStates(scope: Scope, ruleId: number): Promise<void> {
   await scope.db
     .deleteFrom('iot_rule_states')
@@ -87,7 +98,7 @@ export async function loadRuleStates(
   const map = new Map<string, RuleState>();
   if (ruleIds.length === 0 || deviceIds.length === 0) return map;
   const rows = await selectScoped(scope, 'iot_rule_states')
-    .select(['rule_id', 'device_id', 'breached', 'last_recorded_at'])
+    .select(['rule_id', 'device_id', 'breached', 'last_recorded_at', 'pending_since', 'active_alert_id'])
     .where('rule_id', 'in', ruleIds)
     .where('device_id', 'in', deviceIds)
     .execute();
@@ -95,6 +106,8 @@ export async function loadRuleStates(
     map.set(stateKey(row.rule_id, row.device_id), {
       breached: row.breached === 1,
       lastRecordedAt: row.last_recorded_at,
+      pendingSince: row.pending_since,
+      activeAlertId: row.active_alert_id,
     });
   }
   return map;
@@ -111,6 +124,8 @@ export async function saveRuleStates(
       device_id: deviceId,
       breached: state.breached ? 1 : 0,
       last_recorded_at: state.lastRecordedAt ?? 0,
+      pending_since: state.pendingSince,
+      active_alert_id: state.activeAlertId,
       updated_at: now,
     }));
     await insertScoped(scope, 'iot_rule_states', rows)
@@ -118,6 +133,8 @@ export async function saveRuleStates(
         oc.columns(['tenant_id', 'rule_id', 'device_id']).doUpdateSet((eb) => ({
           breached: eb.ref('excluded.breached'),
           last_recorded_at: eb.ref('excluded.last_recorded_at'),
+          pending_since: eb.ref('excluded.pending_since'),
+          active_alert_id: eb.ref('excluded.active_alert_id'),
           updated_at: eb.ref('excluded.updated_at'),
         })),
       )

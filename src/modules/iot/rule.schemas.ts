@@ -26,8 +26,32 @@ export const Rule = Type.Object({
   threshold: Type.Number(),
   severity: Severity,
   message: Type.Unsafe<string | null>({ type: ['string', 'null'] }),
+  clear_threshold: Type.Unsafe<number | null>({
+    type: ['number', 'null'],
+    description: 'An active alert resolves once a reading is back past this; null: the threshold itself',
+  }),
+  min_duration_seconds: Type.Integer({
+    description: 'How long the value must stay beyond the threshold before an alert is raised; 0: at once',
+  }),
   created_at: IsoTime('Created'),
   updated_at: IsoTime('Last changed'),
+});
+
+const ClearThreshold = Type.Unsafe<number | null>({
+  type: ['number', 'null'],
+  minimum: -1e12,
+  maximum: 1e12,
+  description:
+    'Back to normal: an active alert resolves with the first reading past it (for gt, a value <= it; ' +
+    'gte, < it; lt, >= it; lte, > it). On the normal side of the threshold or equal to it ' +
+    '(for gt and gte at most the threshold, for lt and lte at least). null (default): the threshold itself',
+});
+const MinDuration = Type.Integer({
+  minimum: 0,
+  maximum: 86_400,
+  description:
+    'Seconds the value must stay beyond the threshold before an alert is raised (0 to 86400, default 0): ' +
+    'the alert comes with the first reading still beyond that long after the breach began',
 });
 
 const RuleFields = {
@@ -40,6 +64,8 @@ const RuleFields = {
       'Alert text; placeholders {device_code} {device_name} {metric} {value} {operator} {threshold} {severity}',
     ),
   ),
+  clear_threshold: Type.Optional(ClearThreshold),
+  min_duration_seconds: Type.Optional(MinDuration),
 };
 
 export const RuleCreate = Type.Object(

@@ -1,5 +1,6 @@
-// Threshold rules: each aims at one device or every device of a zone. A changed condition starts
-// the rule's alert state afresh.
+// Threshold rules: each aims at one device or every device of a zone. A rule aimed at another metric,
+// operator or target starts its alert state afresh; a new threshold, clear threshold, minimum
+// duration, severity or text keeps it (an active alert then resolves by the new clear threshold).
 import { lockLive } from '../../platform/db/records.js';
 import { checkReferences } from '../../platform/db/references.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
@@ -16,7 +17,7 @@ import {
   softDeleteRule,
   updateRule,
 } from './rule.repository.js';
-import { METRIC_PATTERN, type Operator, type Severity } from './thresholds.js';
+import { clearThresholdFits, METRIC_PATTERN, type Operator, type Severity } from './thresholds.js';
 
 export interface RuleInput {
   device_id?: number | null | undefined;
@@ -26,6 +27,26 @@ export interface RuleInput {
   threshold?: number | undefined;
   severity?: Severity | undefined;
   message?: string | null | undefined;
+  clear_threshold?: number | null | undefined;
+  min_duration_seconds?: number | undefined;
+}
+
+/** The clear threshold must lie on the normal side of the threshold (or on it). */
+function checkClearThreshold(rule: {
+  operator: Operator;
+  threshold: number;
+  clear_threshold: number | null;
+}) {
+  if (rule.clear_threshold === null) return;
+  if (clearThresholdFits(rule.operator, rule.threshold, rule.clear_threshold)) return;
+  const atMost = rule.operator === 'gt' || rule.operator === 'gte';
+  throw validationFailed([
+    {
+      field: 'clear_threshold',
+      message: atMost ? 'iot.clear_at_most_threshold' : 'iot.clear_at_least_threshold',
+      params: { threshold: rule.threshold, operator: rule.operator },
+    },
+  ]);
 }
 
 async function checkRuleTarget(
@@ -65,6 +86,12 @@ async function createRule(
 ): Promise<RuleAnswer> {
   const target = { device_id: refOrNull(input.device_id) ?? null, zone_id: refOrNull(input.zone_id) ?? null };
   await checkRuleTarget(ctx.scope, target, input.metric);
+  const clearThreshold = input.clear_threshold ?? null;
+  checkClearThreshold({
+    operator: input.operator,
+    threshold: input.threshold,
+    clear_threshold: clearThreshold,
+  });
   const id = await insertRule(
     ctx.scope,
     {
@@ -74,6 +101,8 @@ async function createRule(
       threshold: input.threshold,
       severity: input.severity ?? 'warning',
       message: input.message ?? null,
+      clear_threshold: clearThreshold,
+      min_duration_seconds: input.min_duration_seconds ?? 0,
     },
     ctx.clock.now(),
   );
@@ -97,20 +126,32 @@ async function changeRule(ctx: RequestContext, id: number, input: RuleInput): Pr
       ...(input.threshold !== undefined ? { threshold: input.threshold } : {}),
       ...(input.severity !== undefined ? { severity: input.severity } : {}),
       ...(input.message !== undefined ? { message: input.message } : {}),
+      ...(input.clear_threshold !== undefined ? { clear_threshold: input.clear_threshold } : {}),
+      ...(input.min_duration_seconds !== undefined
+        ? { min_duration_seconds: input.min_duration_seconds }
+        : {}),
     };
+    checkClearThreshold({
+      operator: patch.operator ?? current.operator,
+      threshold: patch.threshold ?? current.threshold,
+      clear_threshold: patch.clear_threshold !== undefined ? patch.clear_threshold : current.clear_threshold,
+    });
     await updateRule(tx, id, patch, ctx.clock.now());
-    // A changed condition or target starts from a clean state; a new text or severity does not.
-    const conditionChanged =
+    // Another metric, operator or target is another watch: it starts from a clean state (alerts it
+    // had active stay active; no reading of the new condition resolves them). A new threshold, clear
+    // threshold, minimum duration, text or severity keeps the state: an active alert stays active
+    // until a reading is past the new clear threshold, and a pending breach keeps its start.
+    const watchChanged =
       target.device_id !== current.device_id ||
       target.zone_id !== current.zone_id ||
       (input.metric !== undefined && input.metric !== current.metric) ||
-      (input.operator !== undefined && input.operator !== current.operator) ||
-      (input.threshold !== undefined && input.threshold !== current.threshold);
-    if (conditionChanged) await resetRuleStates(tx, id);
+      (input.operator !== undefined && input.operator !== current.operator);
+    if (watchChanged) await resetRuleStates(tx, id);
     return getRule(tx, id);
   });
 }
 
+/** A deleted rule resolves nothing: its active alerts stay active (and can be acknowledged). */
 async function removeRule(ctx: RequestContext, id: number): Promise<void> {
   if (!(await softDeleteRule(ctx.scope, id, ctx.clock.now()))) throw notFound();
 }

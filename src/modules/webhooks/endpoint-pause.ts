@@ -2,6 +2,7 @@
 // PAUSE_AFTER_FAILURES in a row pause the endpoint and hold its queued deliveries; a success ends it.
 import type { UpdateQueryBuilder } from 'kysely';
 import type { Database, Db } from '../../platform/db/types.js';
+import { writeEndpointPausedMail } from '../notifications/mail-outbox.js';
 import { pausesAfter } from './delivery-policy.js';
 
 /** Answers whether the endpoint was paused here. */
@@ -38,6 +39,22 @@ export async function updateFailureStreak(
     }),
   ).execute();
   await holdQueuedDeliveries(trx, delivery.tenantId, delivery.endpointId);
+  // The owners hear of it by e-mail, in this transaction: the pause and its mail commit together.
+  const endpoint = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['url', 'description'])
+    .where('tenant_id', '=', delivery.tenantId)
+    .where('id', '=', delivery.endpointId)
+    .executeTakeFirstOrThrow();
+  await writeEndpointPausedMail(
+    { db: trx, tenantId: delivery.tenantId },
+    {
+      url: endpoint.url,
+      description: endpoint.description,
+      reason: { kind: 'failures', count: row.consecutive_failures },
+    },
+    now,
+  );
   return true;
 }
 

@@ -1,9 +1,17 @@
-// Event kinds, as the spec lists them (6.1), and the envelope every message carries.
+// Event kinds, as the spec lists them (6.1) with the alert lifecycle's and outages' ends, and the
+// envelope every message carries.
 
-export type EventType = 'iot.alert.raised' | 'iot.device.offline' | 'harvest.batch.created';
+export type EventType =
+  | 'iot.alert.raised'
+  | 'iot.alert.resolved'
+  | 'iot.device.offline'
+  | 'iot.device.online'
+  | 'harvest.batch.created';
 export const EVENT_TYPES: readonly EventType[] = [
   'iot.alert.raised',
+  'iot.alert.resolved',
   'iot.device.offline',
+  'iot.device.online',
   'harvest.batch.created',
 ];
 

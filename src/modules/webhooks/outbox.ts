@@ -3,6 +3,7 @@
 import type { Clock } from '../../platform/clock.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { prefixedId } from '../../platform/ids.js';
+import { writeEventMail } from '../notifications/mail-outbox.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
 import { type DeliveryInsert, insertDeliveries, subscribedEndpoints } from './webhook.repository.js';
@@ -15,7 +16,8 @@ export interface OutboxDeps {
 }
 
 /**
- * Writes one delivery of `type` per endpoint of the tenant that subscribes to it: `pending` for
+ * Writes the event's mail (mail-outbox.ts: only some kinds, when e-mail is on and the tenant asked for
+ * it), then one delivery of `type` per endpoint of the tenant that subscribes to it: `pending` for
  * active endpoints, `held` for paused ones. Each body is serialized here, once. Workers wake up when
  * the caller's transaction commits. Answers the delivery ids (msg_…).
  */
@@ -26,9 +28,10 @@ export async function emitEvent(
   data: Record<string, unknown>,
 ): Promise<string[]> {
   return inTransaction(scope, async (tx) => {
+    const now = deps.clock.now();
+    await writeEventMail(tx, type, data, now);
     const endpoints = await subscribedEndpoints(tx, type);
     if (endpoints.length === 0) return [];
-    const now = deps.clock.now();
     const rows = endpoints.map((endpoint) =>
       newDeliveryRow({
         endpointId: endpoint.id,

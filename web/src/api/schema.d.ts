@@ -849,6 +849,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/iot/ingest/chirpstack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a ChirpStack event (HTTP integration, JSON)
+         * @description Set this URL as the event endpoint of a ChirpStack application’s HTTP integration, with the JSON payload encoding (a Protobuf body is a 415). Authenticate as every API client: an API key (owner-made, role staff is enough) in the header `Authorization: Bearer fk_…`, which the integration sends as a custom header. ChirpStack v4 and v3 events both read (v3: devEUI in base64, objectJSON). The device is deviceInfo.devEui; up: the readings of object, taken at time; status: batteryLevel as battery_level. Every event is a heartbeat. Duplicates are told by deduplicationId, or by the whole body for events without one. An unknown or missing event parameter is a 400. HTTP 200 {data: {event, device_id, readings, duplicate}} for a device of the farm (its DevEUI): readings stored, and the event is a heartbeat of the device; an event stored before answers duplicate: true and stores nothing. HTTP 202 {data: {event, unclaimed: true, dev_eui}} when no device has the DevEUI: it is listed under /api/iot/unclaimed-devices for adoption. Every numeric value of the decoded payload is a reading, its metric the path of keys joined with "." in lower case (other characters than a-z, 0-9, "_" and "." become "_", cut to 64); true and false are 1 and 0; strings are skipped. Alerts and webhooks follow through the outbox: the answer never waits for them.
+         */
+        post: operations["ingestChirpstackEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/ingest/tts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a message of The Things Stack (webhook integration)
+         * @description Set this URL as the base URL of a webhook of The Things Stack v3 (format JSON) with uplink messages enabled, and the other message kinds if wanted. Authenticate as every API client: an API key (owner-made, role staff is enough) in the header `Authorization: Bearer fk_…`, which the integration sends as a custom header. The device is end_device_ids.dev_eui; uplink_message: the readings of decoded_payload, taken at uplink_message.received_at (else received_at); other kinds (join_accept, downlink_*, location_solved, service_data) are a heartbeat only. Duplicates are told by the as:up: correlation id. A path of its own per message kind (`/uplink`, `/join` …, as the console offers) may follow the base URL: the message itself tells its kind. HTTP 200 {data: {event, device_id, readings, duplicate}} for a device of the farm (its DevEUI): readings stored, and the event is a heartbeat of the device; an event stored before answers duplicate: true and stores nothing. HTTP 202 {data: {event, unclaimed: true, dev_eui}} when no device has the DevEUI: it is listed under /api/iot/unclaimed-devices for adoption. Every numeric value of the decoded payload is a reading, its metric the path of keys joined with "." in lower case (other characters than a-z, 0-9, "_" and "." become "_", cut to 64); true and false are 1 and 0; strings are skipped. Alerts and webhooks follow through the outbox: the answer never waits for them.
+         */
+        post: operations["ingestTtsMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iot/mqtt-sources": {
         parameters: {
             query?: never;
@@ -968,6 +1008,90 @@ export interface paths {
          * @description Soft delete (extension): the record leaves lists and details.
          */
         delete: operations["deleteThresholdRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/unclaimed-devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * LoRaWAN devices heard from that no device of the farm has, last heard first
+         * @description Each with its network-server name, first and last time heard from, how many events, and the last decoded payload (JSON text cut to 4 KB). Paging from page 0; Link (RFC 8288) holds the first, prev, next and last pages and X-Total-Count the number of matching records. A filtered list matching more than 10,000 records leaves out X-Total-Count and the last link (counting them all would cost every request); follow next until it is absent.
+         */
+        get: operations["listUnclaimedDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/unclaimed-devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Dismiss an unclaimed LoRaWAN device
+         * @description It leaves the list; it is listed again when it is heard from again.
+         */
+        delete: operations["deleteUnclaimedDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/unclaimed-devices/{id}/adopt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Adopt an unclaimed LoRaWAN device: a device with its DevEUI
+         * @description Creates the device with this DevEUI (code: the DevEUI unless given; name: the network server’s name, else the DevEUI) and removes it from the unclaimed list: its next event is stored. HTTP 201 with the device as an array of one; 404 when it is not listed; 409 (dev_eui_taken) when a live device has this DevEUI; 422 for a taken code.
+         */
+        post: operations["adoptUnclaimedDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/notifications/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who is e-mailed of alerts and offline devices
+         * @description Owners only. `email.recipients` shows each chosen user with their address (null: no mail until they add one) and language; `smtp_configured` tells whether this server sends e-mail.
+         */
+        get: operations["getNotificationSettings"];
+        /**
+         * Choose who is e-mailed of alerts and offline devices
+         * @description Owners only. Changes the fields of `email` sent: `enabled`, `min_severity` (alerts of it or higher are mailed; offline devices always are) and `user_ids` (live users of the farm; a wrong id is a 422 naming it). Owners are also e-mailed when a webhook endpoint is paused automatically, whatever these settings say.
+         */
+        put: operations["updateNotificationSettings"];
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1477,6 +1601,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "iot.alert.resolved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A reading came back past the rule's clear threshold: the active alert is resolved
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.alert.resolved` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         */
+        post: operations["onIotAlertResolved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "iot.device.offline": {
         parameters: {
             query?: never;
@@ -1491,6 +1635,26 @@ export interface webhooks {
          * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.offline` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
          */
         post: operations["onIotDeviceOffline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "iot.device.online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device that was offline reported again (a reading or a heartbeat)
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.online` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         */
+        post: operations["onIotDeviceOnline"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1734,6 +1898,8 @@ export interface components {
              * @description Created (ISO 8601 UTC)
              */
             created_at: string;
+            /** @description LoRaWAN DevEUI, 16 hexadecimal digits in lower case; null for other devices */
+            dev_eui: string | null;
             heartbeat_timeout_seconds: number;
             id: number;
             /**
@@ -1754,6 +1920,8 @@ export interface components {
         DeviceCreate: {
             /** @description Unique among the tenant’s devices: letters, digits, "_", ".", ":", "-" */
             code: string;
+            /** @description LoRaWAN DevEUI, unique among the tenant’s devices: 16 hexadecimal digits, any case (answered in lower case) */
+            dev_eui?: string | null;
             /** @description Seconds of silence after which the device is offline (default 300) */
             heartbeat_timeout_seconds?: number;
             /** @description Defaults to the code */
@@ -1768,6 +1936,8 @@ export interface components {
         DeviceUpdate: {
             /** @description Unique among the tenant’s devices: letters, digits, "_", ".", ":", "-" */
             code?: string;
+            /** @description LoRaWAN DevEUI; null clears: 16 hexadecimal digits, any case (answered in lower case) */
+            dev_eui?: string | null;
             /** @description Seconds of silence after which the device is offline (default 300) */
             heartbeat_timeout_seconds?: number;
             name?: string;
@@ -1786,7 +1956,7 @@ export interface components {
                  * @description Stable machine code of the failure: what a client branches on (docs/errors.md)
                  * @enum {string}
                  */
-                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
+                code: "bad_request" | "malformed_json" | "json_too_deep" | "bad_url_encoding" | "token_invalid" | "forbidden" | "owner_only" | "session_only" | "own_tasks_only" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "harvest_already_confirmed" | "delivery_in_progress" | "farm_in_use" | "block_in_use" | "zone_in_use" | "own_account" | "idempotency_key_in_use" | "dev_eui_taken" | "precondition_failed" | "payload_too_large" | "unsupported_media_type" | "validation_failed" | "idempotency_key_reused" | "too_many_requests" | "headers_too_large" | "internal_error" | "service_unavailable" | "database_unavailable";
                 errors?: {
                     field: string;
                     message: string;
@@ -1973,6 +2143,27 @@ export interface components {
             username: string;
         } & {
             [key: string]: unknown;
+        };
+        LorawanIngestStored: {
+            data: {
+                /** @description The device that has this DevEUI */
+                device_id: number;
+                /** @description true: this event was stored before; nothing was done */
+                duplicate: boolean;
+                /** @description The event type (ChirpStack) or message kind (TTS) */
+                event: string;
+                /** @description Readings stored from this event (0 for a duplicate) */
+                readings: number;
+            };
+        };
+        LorawanIngestUnclaimed: {
+            data: {
+                /** @description Listed under /api/iot/unclaimed-devices for adoption */
+                dev_eui: string;
+                event: string;
+                /** @enum {boolean} */
+                unclaimed: true;
+            };
         };
         MqttSource: {
             /** @description A worker holds this source and is connected to the broker */
@@ -2450,6 +2641,8 @@ export interface components {
             [key: string]: unknown;
         };
         ThresholdRule: {
+            /** @description An active alert resolves once a reading is back past this; null: the threshold itself */
+            clear_threshold: number | null;
             /**
              * Format: date-time
              * @description Created (ISO 8601 UTC)
@@ -2459,6 +2652,8 @@ export interface components {
             id: number;
             message: string | null;
             metric: string;
+            /** @description How long the value must stay beyond the threshold before an alert is raised; 0: at once */
+            min_duration_seconds: number;
             /** @description gt, gte, lt or lte: the alerting side of the threshold */
             operator: "gt" | "gte" | "lt" | "lte";
             /** @description info, warning or critical */
@@ -2472,12 +2667,16 @@ export interface components {
             zone_id: number | null;
         };
         ThresholdRuleCreate: {
+            /** @description Back to normal: an active alert resolves with the first reading past it (for gt, a value <= it; gte, < it; lt, >= it; lte, > it). On the normal side of the threshold or equal to it (for gt and gte at most the threshold, for lt and lte at least). null (default): the threshold itself */
+            clear_threshold?: number | null;
             /** @description The one device this rule watches (or zone_id) */
             device_id?: number | null;
             /** @description Alert text; placeholders {device_code} {device_name} {metric} {value} {operator} {threshold} {severity} */
             message?: string | null;
             /** @description temperature, humidity, soil_moisture, … (lower-case letters, digits, "_" and ".") */
             metric: string;
+            /** @description Seconds the value must stay beyond the threshold before an alert is raised (0 to 86400, default 0): the alert comes with the first reading still beyond that long after the breach began */
+            min_duration_seconds?: number;
             /** @description gt, gte, lt or lte: the alerting side of the threshold */
             operator: "gt" | "gte" | "lt" | "lte";
             /** @description info, warning or critical */
@@ -2489,12 +2688,16 @@ export interface components {
             [key: string]: unknown;
         };
         ThresholdRuleUpdate: {
+            /** @description Back to normal: an active alert resolves with the first reading past it (for gt, a value <= it; gte, < it; lt, >= it; lte, > it). On the normal side of the threshold or equal to it (for gt and gte at most the threshold, for lt and lte at least). null (default): the threshold itself */
+            clear_threshold?: number | null;
             /** @description The one device this rule watches (or zone_id) */
             device_id?: number | null;
             /** @description Alert text; placeholders {device_code} {device_name} {metric} {value} {operator} {threshold} {severity} */
             message?: string | null;
             /** @description temperature, humidity, soil_moisture, … (lower-case letters, digits, "_" and ".") */
             metric?: string;
+            /** @description Seconds the value must stay beyond the threshold before an alert is raised (0 to 86400, default 0): the alert comes with the first reading still beyond that long after the breach began */
+            min_duration_seconds?: number;
             /** @description gt, gte, lt or lte: the alerting side of the threshold */
             operator?: "gt" | "gte" | "lt" | "lte";
             /** @description info, warning or critical */
@@ -2504,6 +2707,27 @@ export interface components {
             zone_id?: number | null;
         } & {
             [key: string]: unknown;
+        };
+        UnclaimedDevice: {
+            /** @description 16 hexadecimal digits, lower case */
+            dev_eui: string;
+            /**
+             * Format: date-time
+             * @description First heard from (ISO 8601 UTC)
+             */
+            first_seen_at: string;
+            /** @description The last decoded payload as JSON text, cut to 4 KB (so possibly not whole JSON) */
+            last_payload: string | null;
+            /**
+             * Format: date-time
+             * @description Last heard from (ISO 8601 UTC)
+             */
+            last_seen_at: string;
+            /** @description The name the network server knows it by */
+            name: string | null;
+            /** @description Events received from it */
+            seen_count: number;
+            source: "chirpstack" | "tts" | "mqtt";
         };
         User: {
             /** @description In owners' answers only; null: none */
@@ -2586,7 +2810,7 @@ export interface components {
         WebhookEndpointCreate: {
             description?: string;
             /** @description Event kinds to receive, or ["*"] for all */
-            events: ("iot.alert.raised" | "iot.device.offline" | "harvest.batch.created" | "*")[];
+            events: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
             /** @description https URL of a public server; no credentials */
             url: string;
         } & {
@@ -2595,7 +2819,7 @@ export interface components {
         WebhookEndpointUpdate: {
             description?: string;
             /** @description Event kinds to receive, or ["*"] for all */
-            events?: ("iot.alert.raised" | "iot.device.offline" | "harvest.batch.created" | "*")[];
+            events?: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
             /** @description https URL of a public server; no credentials */
             url?: string;
         } & {
@@ -6862,6 +7086,185 @@ export interface operations {
             };
         };
     };
+    ingestChirpstackEvent: {
+        parameters: {
+            query?: {
+                /** @description The event type, set by ChirpStack: up, status, join, ack, txack, log, location, integration (v3 also error) */
+                event?: string;
+            };
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A ChirpStack event in the JSON encoding: v4 (`deviceInfo.devEui`, `deduplicationId`, `time`, `object` for up, `batteryLevel` for status) or v3 (`devEUI`, `objectJSON`). */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestStored"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestUnclaimed"];
+                };
+            };
+            /** @description The error shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ingestTtsMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A message of The Things Stack v3 webhook integration: `end_device_ids.dev_eui`, `correlation_ids` and one of uplink_message, join_accept, downlink_ack, … . */
+        requestBody: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestStored"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LorawanIngestUnclaimed"];
+                };
+            };
+            /** @description The error shape */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listMqttSources: {
         parameters: {
             query?: {
@@ -7245,6 +7648,8 @@ export interface operations {
                                 /** @description Position in the request */
                                 index: number;
                                 reading_id?: number;
+                                /** @description Active alerts this reading resolved (back past their rule’s clear threshold) */
+                                resolved_alert_ids?: number[];
                                 status: "accepted" | "rejected";
                             }[];
                         };
@@ -7557,6 +7962,323 @@ export interface operations {
             };
             /** @description The error shape */
             412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUnclaimedDevices: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 0 */
+                page?: number;
+                /** @description Items per page (default 20, at most 1000) */
+                pageLimit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnclaimedDevice"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUnclaimedDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The DevEUI: 16 hexadecimal digits, any case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Confirmation"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    adoptUnclaimedDevice: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The DevEUI: 16 hexadecimal digits, any case */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Device code; default: the DevEUI */
+                    code?: string;
+                    /** @description Default 300 */
+                    heartbeat_timeout_seconds?: number;
+                    /** @description Default: the network server’s name, else the DevEUI */
+                    name?: string;
+                    /** @description Zone of the device */
+                    zone_id?: number | null;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Device"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: {
+                                /** @description Whether the recipients are e-mailed at all (default false) */
+                                enabled: boolean;
+                                /** @description Alerts of this severity or higher are e-mailed (default critical) */
+                                min_severity: "info" | "warning" | "critical";
+                                /** @description The chosen users as they are now, in user_ids order */
+                                recipients: {
+                                    /** @description null: the user has no e-mail address yet, so gets no mail */
+                                    email: string | null;
+                                    /** @description The language of the user's mail (English unless the user chose Vietnamese) */
+                                    language: "en" | "vi";
+                                    name: string;
+                                    user_id: number;
+                                }[];
+                                /** @description The users e-mailed of alerts and offline devices */
+                                user_ids: number[];
+                            };
+                            /** @description Whether this server can send e-mail (SMTP_URL is set); without it no mail is written or sent */
+                            smtp_configured: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateNotificationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: {
+                        enabled?: boolean;
+                        /** @description Alerts of this severity or higher are e-mailed (default critical) */
+                        min_severity?: "info" | "warning" | "critical";
+                        /** @description Live users of the farm; an unknown or deleted user's id is a 422 naming it */
+                        user_ids?: number[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            email: {
+                                /** @description Whether the recipients are e-mailed at all (default false) */
+                                enabled: boolean;
+                                /** @description Alerts of this severity or higher are e-mailed (default critical) */
+                                min_severity: "info" | "warning" | "critical";
+                                /** @description The chosen users as they are now, in user_ids order */
+                                recipients: {
+                                    /** @description null: the user has no e-mail address yet, so gets no mail */
+                                    email: string | null;
+                                    /** @description The language of the user's mail (English unless the user chose Vietnamese) */
+                                    language: "en" | "vi";
+                                    name: string;
+                                    user_id: number;
+                                }[];
+                                /** @description The users e-mailed of alerts and offline devices */
+                                user_ids: number[];
+                            };
+                            /** @description Whether this server can send e-mail (SMTP_URL is set); without it no mail is written or sent */
+                            smtp_configured: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10200,6 +10922,124 @@ export interface operations {
             };
         };
     };
+    onIotAlertResolved: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the same id as X-Service-Delivery
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description Standard Webhooks: the same time as X-Service-Timestamp
+                 * @example 1777876200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Delivery id (msg_…): the envelope id; receivers de-duplicate on it
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event kind
+                 * @example iot.alert.resolved
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `sha256=` + lowercase hex of HMAC-SHA256, keyed with the whole secret string (`whsec_…`), over `{X-Service-Timestamp}.{raw body}`; compare in constant time
+                 * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix time in seconds of this attempt; reject it when more than 300 s off
+                 * @example 1777876200
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description The alert resolved, as in its iot.alert.raised */
+                        alert_id: number;
+                        /** @description The rule's clear threshold (its threshold when it has none): readings back past it resolve */
+                        clear_threshold: number;
+                        /** @description Device code, unique per tenant */
+                        device_code: string;
+                        /** @description Device id */
+                        device_id: number;
+                        /** @description The alert's message, as raised */
+                        message: string;
+                        /** @description The metric read, e.g. soil_moisture */
+                        metric: string;
+                        /** @description Parcels of the device */
+                        parcel_ids: number[];
+                        /**
+                         * Format: date-time
+                         * @description When the reading that raised the alert was taken (ISO 8601 UTC)
+                         */
+                        recorded_at: string;
+                        /**
+                         * Format: date-time
+                         * @description When that reading was taken (ISO 8601 UTC): the alert's resolved_at
+                         */
+                        resolved_at: string;
+                        /** @description The value read that resolved the alert */
+                        resolved_value: number;
+                        /** @description The threshold rule */
+                        rule_id: number;
+                        /** @enum {string} */
+                        severity: "info" | "warning" | "critical";
+                        /** @description The rule's threshold when the alert was raised */
+                        threshold: number;
+                        /** @description The value that raised the alert (as in iot.alert.raised) */
+                        value: number;
+                        /** @description Zone of the device */
+                        zone_id: number | null;
+                    };
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When it happened (ISO 8601 UTC)
+                     */
+                    occurred_at: string;
+                    /**
+                     * @description The event kind
+                     * @constant
+                     */
+                    type: "iot.alert.resolved";
+                    /** @description The code of the tenant */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): a failure, retried on the schedule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     onIotDeviceOffline: {
         parameters: {
             query?: never;
@@ -10275,6 +11115,110 @@ export interface operations {
                      * @constant
                      */
                     type: "iot.device.offline";
+                    /** @description The code of the tenant */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): a failure, retried on the schedule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onIotDeviceOnline: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the same id as X-Service-Delivery
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description Standard Webhooks: the same time as X-Service-Timestamp
+                 * @example 1777876200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Delivery id (msg_…): the envelope id; receivers de-duplicate on it
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event kind
+                 * @example iot.device.online
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `sha256=` + lowercase hex of HMAC-SHA256, keyed with the whole secret string (`whsec_…`), over `{X-Service-Timestamp}.{raw body}`; compare in constant time
+                 * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix time in seconds of this attempt; reject it when more than 300 s off
+                 * @example 1777876200
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description Device code, unique per tenant */
+                        device_code: string;
+                        /** @description Device id */
+                        device_id: number;
+                        /** @description Device name */
+                        device_name: string;
+                        /** @description Whole seconds from offline_since to online_at */
+                        offline_seconds: number;
+                        /**
+                         * Format: date-time
+                         * @description When the device was marked offline, as its iot.device.offline told (ISO 8601 UTC)
+                         */
+                        offline_since: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was heard from again (ISO 8601 UTC)
+                         */
+                        online_at: string;
+                        /** @description Parcels of the device */
+                        parcel_ids: number[];
+                        /** @description Zone of the device */
+                        zone_id: number | null;
+                    };
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When it happened (ISO 8601 UTC)
+                     */
+                    occurred_at: string;
+                    /**
+                     * @description The event kind
+                     * @constant
+                     */
+                    type: "iot.device.online";
                     /** @description The code of the tenant */
                     workspace_id: string;
                 };

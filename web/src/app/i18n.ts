@@ -102,7 +102,9 @@ const en = {
 
   'event.*': 'All events, including kinds added later',
   'event.iot.alert.raised': 'A sensor crosses a threshold',
+  'event.iot.alert.resolved': 'A sensor alert is back to normal',
   'event.iot.device.offline': 'A device stops reporting',
+  'event.iot.device.online': 'A silent device reports again',
   'event.harvest.batch.created': 'A harvest batch is declared and confirmed',
   'event.webhook.test': 'Test message',
 
@@ -309,7 +311,9 @@ const vi: Record<MessageKey, string> = {
 
   'event.*': 'Tất cả sự kiện, kể cả các loại thêm sau này',
   'event.iot.alert.raised': 'Cảm biến vượt ngưỡng',
+  'event.iot.alert.resolved': 'Cảnh báo cảm biến đã trở lại bình thường',
   'event.iot.device.offline': 'Thiết bị ngừng gửi dữ liệu',
+  'event.iot.device.online': 'Thiết bị đã gửi dữ liệu trở lại',
   'event.harvest.batch.created': 'Lô thu hoạch được khai báo và xác nhận',
   'event.webhook.test': 'Tin nhắn thử',
 

@@ -12,6 +12,7 @@ import * as m0009 from './0009_reading_rollups.js';
 import * as m0010 from './0010_api_keys.js';
 import * as m0011 from './0011_idempotency_keys.js';
 import * as m0012 from './0012_sensors_and_mail.js';
+import * as m0013 from './0013_resolve_earlier_alerts.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0010_api_keys': m0010,
   '0011_idempotency_keys': m0011,
   '0012_sensors_and_mail': m0012,
+  '0013_resolve_earlier_alerts': m0013,
 };

@@ -25,7 +25,13 @@ export type Endpoint = ListItem & {
   last_delivery?: LastDelivery | null;
 };
 
-export const EVENT_KINDS = ['iot.alert.raised', 'iot.device.offline', 'harvest.batch.created'] as const;
+export const EVENT_KINDS = [
+  'iot.alert.raised',
+  'iot.alert.resolved',
+  'iot.device.offline',
+  'iot.device.online',
+  'harvest.batch.created',
+] as const;
 export const ALL_EVENTS = '*';
 
 /** How often the list looks again while it is open. */
