@@ -2,9 +2,11 @@
 // an unknown device, bad values) is answered with a short problem, never thrown: the subscriber
 // acknowledges it and goes on. A database failure is thrown, so the message is not acknowledged.
 import type { Scope } from '../../platform/db/scope.js';
-import type { FieldError } from '../../platform/errors.js';
+import { AppError, type FieldError } from '../../platform/errors.js';
 import { translate } from '../../platform/i18n.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
+import { isChirpstackEvent, parseChirpstackEvent, parseTtsMessage, type UplinkMessage } from './lorawan.js';
+import { ingestUplink } from './lorawan.service.js';
 import { ingestReadings } from './reading.service.js';
 
 export type MqttFormat = 'chirpstack' | 'tts' | 'furrow';
@@ -34,14 +36,59 @@ export async function storeMqttMessage(
   try {
     body = JSON.parse(payload.toString('utf8'));
   } catch {
-    return { stored: 0, problem: 'payload is not JSON' };
+    return {
+      stored: 0,
+      problem:
+        format === 'chirpstack'
+          ? "payload is not JSON (set the ChirpStack MQTT integration's marshaler to JSON)"
+          : 'payload is not JSON',
+    };
   }
+  const now = deps.clock.now();
   switch (format) {
     case 'furrow':
       return storeReadings(deps, scope, furrowReadings(topic, body));
-    case 'chirpstack':
+    case 'chirpstack': {
+      const event = chirpstackEventOf(topic);
+      if (event === undefined)
+        return { stored: 0, problem: 'the topic is not application/{app}/device/{devEui}/event/{event}' };
+      if (!isChirpstackEvent(event))
+        return { stored: 0, problem: `unknown ChirpStack event "${short(event)}"` };
+      return storeUplink(deps, scope, parseChirpstackEvent(event, body, now));
+    }
     case 'tts':
-      return { stored: 0, problem: `the ${format} format is not available in this version` };
+      return storeUplink(deps, scope, parseTtsMessage(body, now));
+  }
+}
+
+/** The event of a ChirpStack integration topic: application/{app}/device/{devEui}/event/{event}. */
+export function chirpstackEventOf(topic: string): string | undefined {
+  const levels = topic.split('/');
+  return levels.length >= 2 && levels.at(-2) === 'event' ? levels.at(-1) : undefined;
+}
+
+const short = (text: string) => (text.length > 40 ? `${text.slice(0, 37)}...` : text);
+
+/** A LoRaWAN network server's event, stored as its HTTP integration's would be. */
+async function storeUplink(
+  deps: OutboxDeps,
+  scope: Scope,
+  message: UplinkMessage | FieldError[],
+): Promise<MessageOutcome> {
+  if (Array.isArray(message))
+    return { stored: 0, problem: message.length > 0 ? describe(message[0]!) : 'not a network-server event' };
+  try {
+    const outcome = await ingestUplink(deps, scope, message);
+    if (outcome.status === 'unclaimed')
+      return {
+        stored: 0,
+        problem: `no device has the DevEUI ${message.devEui}; it is listed under the unclaimed devices`,
+      };
+    return { stored: outcome.readings, problem: null };
+  } catch (err) {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    const first = err.fieldErrors[0];
+    return { stored: 0, problem: first ? describe(first) : translate(err.messageKey, 'en', err.params) };
   }
 }
 

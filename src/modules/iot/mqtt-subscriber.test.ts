@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
+import { chirpstackEvent, lorawanFixture } from '../../../test/support/lorawan.js';
 import {
   forgetSessions,
   publish,
@@ -134,6 +135,76 @@ forEachDialect('MQTT subscriber', (database) => {
       const list = await waitForReadings('probe-2', 2);
       assert.deepEqual(list.map((r) => `${r.metric}=${r.value}`).sort(), ['humidity=40', 'temperature=19']);
       assert.equal((await source(id)).connected, true);
+    });
+  });
+
+  describe('LoRaWAN formats', () => {
+    before(async () => {
+      for (const [code, devEui] of [
+        ['soil-cs', '0004a30b00f1c2d3'],
+        ['soil-tts', '70b3d57ed0051a2f'],
+      ]) {
+        const res = await owner.post('/api/iot/devices', { json: { code, dev_eui: devEui } });
+        assert.equal(res.status, 201, res.text);
+      }
+    });
+
+    it('reads ChirpStack integration events: readings, battery, duplicates once, unknown devices unclaimed', async () => {
+      const id = await createSource([`${prefix}/cs/application/+/device/+/event/+`], {
+        format: 'chirpstack',
+      });
+      await connected(id);
+      const topic = (event: string) => `${prefix}/cs/application/17c8/device/0004a30b00f1c2d3/event/${event}`;
+      const up = lorawanFixture('chirpstack-v4-up');
+      await publish(SHARED_BROKER_URL, [
+        { topic: topic('up'), payload: up },
+        { topic: topic('up'), payload: up },
+        { topic: topic('status'), payload: lorawanFixture('chirpstack-v4-status') },
+      ]);
+      const list = await waitForReadings('soil-cs', 6);
+      assert.deepEqual(list.map((r) => `${r.metric}=${r.value}`).sort(), [
+        'battery_level=87.4',
+        'battery_v=3.61',
+        'leak=0',
+        'soil.ec=1.12',
+        'soil.moisture=34.2',
+        'temperature=21.5',
+      ]);
+      const stranger = chirpstackEvent('chirpstack-v4-up', '0004a30b00ffffff');
+      await publish(SHARED_BROKER_URL, [
+        { topic: topic('up').replace('0004a30b00f1c2d3', '0004a30b00ffffff'), payload: stranger },
+        { topic: `${prefix}/cs/application/17c8/device/x/event/bogus`, payload: up },
+      ]);
+      await waitFor('the topic error', async () =>
+        /unknown ChirpStack event "bogus" \(2 refused since connecting\)/.test(
+          (await source(id)).last_error ?? '',
+        )
+          ? true
+          : undefined,
+      );
+      const unclaimed = (await owner.get('/api/iot/unclaimed-devices')).body as { dev_eui: string }[];
+      assert.ok(unclaimed.some((d) => d.dev_eui === '0004a30b00ffffff'));
+      assert.equal((await readings('soil-cs')).length, 6, 'the repeated event was stored once');
+    });
+
+    it('reads The Things Stack uplink messages', async () => {
+      const id = await createSource([`${prefix}/tts/v3/+/devices/+/up`], { format: 'tts' });
+      await connected(id);
+      await publish(SHARED_BROKER_URL, [
+        {
+          topic: `${prefix}/tts/v3/furrow-orchard@ttn/devices/orchard-soil-3/up`,
+          payload: lorawanFixture('tts-v3-uplink'),
+        },
+      ]);
+      const list = await waitForReadings('soil-tts', 5);
+      assert.deepEqual(list.map((r) => `${r.metric}=${r.value}`).sort(), [
+        'battery=3.58',
+        'depths.0=12',
+        'depths.1=13',
+        'soil_moisture=41.5',
+        'soil_temperature=18.25',
+      ]);
+      assert.equal((await source(id)).last_error, null);
     });
   });
 
