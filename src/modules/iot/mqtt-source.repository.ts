@@ -126,7 +126,8 @@ export async function writeMqttSourceStatus(
   await updateScoped(scope, 'iot_mqtt_sources')
     .set({
       ...(status.connected === undefined ? {} : { connected: status.connected ? 1 : 0 }),
-      ...(status.last_error === undefined ? {} : { last_error: status.last_error }),
+      // The column holds 1000 characters; a status is a line.
+      ...(status.last_error === undefined ? {} : { last_error: status.last_error?.slice(0, 500) ?? null }),
       ...(status.last_message_at === undefined ? {} : { last_message_at: status.last_message_at }),
     })
     .where('id', '=', id)
