@@ -144,7 +144,12 @@ export async function startTestBroker(options: { users?: Record<string, string> 
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  await broker.start();
+  try {
+    await broker.start();
+  } catch (err) {
+    await broker.close();
+    throw err;
+  }
   return broker;
 }
 
