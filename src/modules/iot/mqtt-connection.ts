@@ -69,6 +69,10 @@ export class MqttSourceConnection {
   private flushTimer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> | undefined;
   private lastMessageWrite = 0;
+  /** The client options and broker of the last start, for ending the session. */
+  private started:
+    | { options: IClientOptions; url: { protocol: 'mqtt' | 'mqtts'; hostname: string; port: number } }
+    | undefined;
 
   constructor(
     private readonly deps: ConnectionDeps,
@@ -131,6 +135,7 @@ export class MqttSourceConnection {
       ...(this.source.username === null ? {} : { username: this.source.username }),
       ...(password === undefined ? {} : { password }),
     };
+    this.started = { options, url };
     const client = new MqttClient(() => this.openStream(url.protocol, url.hostname, url.port), options);
     this.client = client;
     client.handleMessage = (packet, done) => this.receive(packet.topic, packet.payload as Buffer, done);
@@ -181,6 +186,33 @@ export class MqttSourceConnection {
     if (graceful) await this.write({ ...this.pending, connected: false }).catch(() => {});
   }
 
+  /**
+   * Ends the broker's session of a deleted source: one connection with clean: true (MQTT 3.1.1 drops
+   * the stored session then), so the broker stops queueing messages for it. Best effort, once.
+   */
+  async endSession(): Promise<void> {
+    const started = this.started;
+    if (!started || !this.stopped) return;
+    const { url } = started;
+    const client = new MqttClient(() => this.openStream(url.protocol, url.hostname, url.port, true), {
+      ...started.options,
+      clean: true,
+      reconnectPeriod: 0,
+      reconnectOnConnackError: false,
+    });
+    await new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        client.end(true, {}, () => resolve());
+      };
+      const timer = setTimeout(finish, CONNECT_TIMEOUT_MS + 1000);
+      client.once('connect', finish);
+      client.once('error', finish);
+      client.once('close', finish);
+      client.connect();
+    });
+  }
+
   private subscribe(client: MqttClient): void {
     const wanted = Object.fromEntries(this.topics.map((topic) => [topic, { qos: 1 as const }]));
     client.subscribe(wanted, (err, granted) => {
@@ -192,14 +224,14 @@ export class MqttSourceConnection {
   }
 
   /** The socket to the broker, dialled only while the lease holds and only to a permitted address. */
-  private openStream(protocol: 'mqtt' | 'mqtts', host: string, port: number): Socket {
+  private openStream(protocol: 'mqtt' | 'mqtts', host: string, port: number, endingSession = false): Socket {
     const allowList = this.deps.allowList;
     const refuse = (err: Error) => {
       const socket = new Socket();
       process.nextTick(() => socket.destroy(err));
       return socket;
     };
-    if (this.stopped || !this.deps.leaseValid())
+    if ((this.stopped && !endingSession) || !this.deps.leaseValid())
       return refuse(Object.assign(new Error('the lease on this source ended'), { code: 'EFURROW_NO_LEASE' }));
     if (isIP(host) && !allowList.hasName(host)) {
       const why = refusedAddressReason(host, allowList);

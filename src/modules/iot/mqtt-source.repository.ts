@@ -98,6 +98,16 @@ export async function takeMqttSourceLeases(
   return rows.map((row) => ({ ...row, tenant_code: codes.get(row.tenant_id) ?? String(row.tenant_id) }));
 }
 
+/** Whether a source is gone (deleted, or no longer there): the worker then ends its broker session. */
+export async function isMqttSourceDeleted(db: Db, id: number): Promise<boolean> {
+  const row = await db
+    .selectFrom('iot_mqtt_sources')
+    .select('deleted_at')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row === undefined || row.deleted_at !== null;
+}
+
 /** Gives up the leases `owner` holds on these sources (a worker stopping): another takes them at once. */
 export async function releaseMqttSourceLeases(db: Db, owner: string, ids: readonly number[]): Promise<void> {
   if (ids.length === 0) return;

@@ -3,6 +3,7 @@
 // effect by themselves; the public-address rule holds at connect time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import mqtt from 'mqtt';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
@@ -241,6 +242,20 @@ forEachDialect('MQTT subscriber', (database) => {
       await waitFor('the source released', async () =>
         subscriber.heldSourceIds.includes(id) ? undefined : true,
       );
+      // Its broker session is ended: a client with its id finds none (the after hook ends the probe's).
+      await new Promise((r) => setTimeout(r, 1000));
+      await subscriber.sessionsEnded();
+      const probe = mqtt.connect(SHARED_BROKER_URL, {
+        clientId: `furrow-${farm.code}-${id}`,
+        clean: false,
+        reconnectPeriod: 0,
+      });
+      const connack = await new Promise<{ sessionPresent: boolean }>((resolve, reject) => {
+        probe.once('connect', resolve);
+        probe.once('error', reject);
+      });
+      await probe.endAsync();
+      assert.equal(connack.sessionPresent, false);
     });
 
     it('applies the public-address rule when connecting, whatever was allowed when it was saved', async () => {

@@ -13,7 +13,11 @@ import type { Db } from '../../platform/db/types.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { AllowList } from '../webhooks/address-guard.js';
 import { type ConnectionDeps, connectionKey, MqttSourceConnection } from './mqtt-connection.js';
-import { releaseMqttSourceLeases, takeMqttSourceLeases } from './mqtt-source.repository.js';
+import {
+  isMqttSourceDeleted,
+  releaseMqttSourceLeases,
+  takeMqttSourceLeases,
+} from './mqtt-source.repository.js';
 
 /** How long a lease lasts; it is renewed every POLL_MS. */
 export const LEASE_MS = 15_000;
@@ -38,6 +42,8 @@ export class MqttSubscriber implements BackgroundService {
   /** The lease owner: unique per process (at most 64 characters). */
   readonly id = `${hostname().slice(0, 40)}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly connections = new Map<number, MqttSourceConnection>();
+  /** Sessions of deleted sources being ended at their brokers. */
+  private readonly endingSessions = new Set<Promise<void>>();
   private readonly leaseMs: number;
   private readonly pollMs: number;
   /** Connections are made only until this (clock time): the leases' end less a third of a lease. */
@@ -71,6 +77,11 @@ export class MqttSubscriber implements BackgroundService {
     return [...this.connections.keys()];
   }
 
+  /** Resolves once the sessions of deleted sources being ended now are ended. */
+  async sessionsEnded(): Promise<void> {
+    await Promise.allSettled([...this.endingSessions]);
+  }
+
   async start(): Promise<void> {
     this.stopped = false;
     this.schedule(0);
@@ -84,6 +95,7 @@ export class MqttSubscriber implements BackgroundService {
     const held = [...this.connections.values()];
     this.connections.clear();
     await Promise.all(held.map((c) => c.stop(true)));
+    await Promise.allSettled([...this.endingSessions]);
     try {
       await releaseMqttSourceLeases(
         this.deps.db,
@@ -127,6 +139,7 @@ export class MqttSubscriber implements BackgroundService {
       // Deleted, disabled or changed: while its lease is valid no other worker can hold it.
       this.connections.delete(id);
       await connection.stop(true);
+      if (!source) this.endSessionIfDeleted(connection);
     }
     for (const source of held) {
       if (this.connections.has(source.id)) continue;
@@ -138,6 +151,15 @@ export class MqttSubscriber implements BackgroundService {
       );
       connection.start();
     }
+  }
+
+  /** A deleted source's broker session is ended, so the broker queues nothing more for it. */
+  private endSessionIfDeleted(connection: MqttSourceConnection): void {
+    const ending = isMqttSourceDeleted(this.deps.db, connection.id)
+      .then((deleted) => (deleted ? connection.endSession() : undefined))
+      .catch((err) => this.deps.logger.warn({ err: (err as Error).message }, 'an MQTT session was not ended'))
+      .finally(() => this.endingSessions.delete(ending));
+    this.endingSessions.add(ending);
   }
 
   /** The leases run until `until`: connections end a third of a lease before, unless renewed again. */
