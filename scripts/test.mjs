@@ -33,6 +33,7 @@ const PG_ADMIN_URL = process.env.FURROW_TEST_PG_URL ?? 'postgres://postgres@127.
 const SLOWEST_FIRST = [
   'test/webhook-workers.test.ts',
   'test/cli.test.ts',
+  'test/mqtt-workers.test.ts',
   'test/large-pages.test.ts',
   'test/e2e/webhooks-screen.test.ts',
   'test/database-outage.test.ts',
@@ -139,7 +140,7 @@ function cleanEnv() {
   const env = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(PORT|HOST|DATABASE_|FURROW_|TOKEN_TTL|WEBHOOK_|IOT_|LOG_LEVEL)/.test(key)) continue;
+    if (/^(PORT|HOST|DATABASE_|FURROW_|TOKEN_TTL|WEBHOOK_|MQTT_|IOT_|LOG_LEVEL)/.test(key)) continue;
     env[key] = value;
   }
   return env;

@@ -134,7 +134,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(accountRoutes, { deps: resources });
   await app.register(apiKeyRoutes, { deps: resources });
 
-  await app.register(iotRoutes, { deps: resources });
+  await app.register(iotRoutes, {
+    deps: { ...resources, config: deps.config, secretKey: deps.secretKey },
+  });
   await app.register(harvestRoutes, { deps: resources });
   await app.register(todayRoutes, { deps: resources });
   await app.register(notificationRoutes, {

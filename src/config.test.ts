@@ -17,6 +17,7 @@ describe('config', () => {
     assert.equal(config.webhookTimeoutMs, 10000);
     assert.deepEqual(config.webhookAllowPrivateHosts, []);
     assert.equal(config.webhookCaFile, undefined);
+    assert.deepEqual(config.mqttAllowPrivateHosts, []);
     assert.equal(config.iotSweepIntervalMs, 15000);
     assert.equal(config.iotRawRetentionDays, 90);
     assert.deepEqual(config.databaseTimeouts, {
@@ -64,6 +65,7 @@ describe('config', () => {
       WEBHOOK_TIMEOUT_MS: '500',
       WEBHOOK_ALLOW_PRIVATE_HOSTS: 'receiver.local, 10.0.0.0/8,::1',
       WEBHOOK_CA_FILE: '/etc/furrow/ca.pem',
+      MQTT_ALLOW_PRIVATE_HOSTS: 'broker.lan,192.168.1.0/24',
       IOT_SWEEP_INTERVAL_MS: '50',
       IOT_RAW_RETENTION_DAYS: '0',
       DATABASE_CONNECT_TIMEOUT_MS: '1500',
@@ -79,6 +81,7 @@ describe('config', () => {
     assert.equal(config.webhookTimeoutMs, 500);
     assert.deepEqual(config.webhookAllowPrivateHosts, ['receiver.local', '10.0.0.0/8', '::1']);
     assert.equal(config.webhookCaFile, '/etc/furrow/ca.pem');
+    assert.deepEqual(config.mqttAllowPrivateHosts, ['broker.lan', '192.168.1.0/24']);
     assert.equal(config.iotSweepIntervalMs, 50);
     assert.equal(config.iotRawRetentionDays, 0);
     assert.deepEqual(config.databaseTimeouts, {
@@ -111,6 +114,11 @@ describe('config', () => {
       'WEBHOOK_ALLOW_PRIVATE_HOSTS',
       '10.0.0.0/99',
       /WEBHOOK_ALLOW_PRIVATE_HOSTS: "10.0.0.0\/99" is not a host/,
+    ],
+    [
+      'MQTT_ALLOW_PRIVATE_HOSTS',
+      'mqtt://broker',
+      /MQTT_ALLOW_PRIVATE_HOSTS: "mqtt:\/\/broker" is not a host/,
     ],
     ['IOT_SWEEP_INTERVAL_MS', '0', /IOT_SWEEP_INTERVAL_MS: .*out of range/],
     ['IOT_RAW_RETENTION_DAYS', '90d', /IOT_RAW_RETENTION_DAYS: "90d" is not a number of days/],

@@ -15,6 +15,8 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   readonly webhookAllowPrivateHosts: readonly string[];
   readonly webhookCaFile: string | undefined;
+  /** MQTT_ALLOW_PRIVATE_HOSTS: broker hosts/CIDRs exempt from the public-address rule. */
+  readonly mqttAllowPrivateHosts: readonly string[];
   readonly iotSweepIntervalMs: number;
   /** Days raw readings (and their 1-minute roll-ups) are kept; 0 keeps them forever. */
   readonly iotRawRetentionDays: number;
@@ -100,6 +102,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     webhookAllowPrivateHosts: read('WEBHOOK_ALLOW_PRIVATE_HOSTS', [] as string[], parseHostList),
     webhookCaFile: read('WEBHOOK_CA_FILE', undefined, (raw) => raw),
+    mqttAllowPrivateHosts: read('MQTT_ALLOW_PRIVATE_HOSTS', [] as string[], parseHostList),
     iotSweepIntervalMs: read('IOT_SWEEP_INTERVAL_MS', 15000, (raw) =>
       parseInteger(raw, 10, 3_600_000, 'milliseconds from 10 to 3600000'),
     ),

@@ -1,6 +1,7 @@
 // HTTP load with autocannon, after a warm-up that is not counted (the JIT and the caches settle
 // first), with the CPU use of each process of interest over the counted part.
 import autocannon from 'autocannon';
+import { Pool } from 'undici';
 import { type CpuSources, cpuMeter } from './system.js';
 
 export interface LoadOptions {
@@ -13,7 +14,11 @@ export interface LoadOptions {
   freshHeaders?: () => Record<string, string>;
   /** A body made afresh for every request (an event with a new id each time), in place of `body`. */
   freshBody?: () => string;
-  /** A steady load: this many requests a second in all (per URL, shared), instead of as fast as possible. */
+  /**
+   * A steady load: this many requests a second in all (per URL, shared), instead of as fast as
+   * possible. Autocannon's own rate sends each second's requests in a burst at its start, so
+   * a steady load is paced here instead (see paced()).
+   */
   rate?: number;
   connections: number;
   durationS: number;
@@ -36,7 +41,6 @@ function run(url: string, options: LoadOptions, connections: number, durationS: 
     method: options.method ?? 'GET',
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.headers ? { headers: options.headers } : {}),
-    ...(options.rate === undefined ? {} : { overallRate: options.rate / options.urls.length }),
     ...(options.freshHeaders || options.freshBody
       ? {
           requests: [
@@ -54,6 +58,7 @@ function run(url: string, options: LoadOptions, connections: number, durationS: 
 }
 
 export async function load(options: LoadOptions): Promise<LoadResult> {
+  if (options.rate !== undefined) return paced(options, options.rate);
   const perUrl = Math.max(1, Math.round(options.connections / options.urls.length));
   if (options.warmupS > 0)
     await Promise.all(options.urls.map((url) => run(url, options, perUrl, options.warmupS)));
@@ -73,4 +78,67 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
     p99Ms: Math.max(...results.map((r) => r.latency.p99)),
     cpu: used,
   };
+}
+
+/**
+ * An open-loop load, as network servers and gateways send: request i is due at start + i / rate and
+ * sent then, whether or not the earlier ones were answered, over at most `connections` connections.
+ * Latency counts from when a request was due, so a stall is charged to every request it delays.
+ */
+async function paced(options: LoadOptions, rate: number): Promise<LoadResult> {
+  const pools = options.urls.map(
+    (url) => new Pool(new URL(url).origin, { connections: options.connections }),
+  );
+  const perUrl = rate / options.urls.length;
+  const once = async (durationS: number, latencies: number[] | undefined) => {
+    const failures: string[] = [];
+    await Promise.all(
+      options.urls.map(async (url, u) => {
+        const { pathname, search } = new URL(url);
+        const pool = pools[u]!;
+        const total = Math.round(perUrl * durationS);
+        const start = performance.now();
+        const inFlight: Promise<void>[] = [];
+        for (let i = 0; i < total; i++) {
+          const due = start + (i * 1000) / perUrl;
+          const wait = due - performance.now();
+          if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+          const body = options.freshBody ? options.freshBody() : options.body;
+          inFlight.push(
+            pool
+              .request({
+                path: `${pathname}${search}`,
+                method: options.method ?? 'GET',
+                headers: { ...options.headers, ...options.freshHeaders?.() },
+                ...(body === undefined ? {} : { body }),
+              })
+              .then(async (res) => {
+                await res.body.dump();
+                if (res.statusCode >= 300) failures.push(`${url}: HTTP ${res.statusCode}`);
+                latencies?.push(performance.now() - due);
+              })
+              .catch((err: Error) => {
+                failures.push(`${url}: ${err.message}`);
+              }),
+          );
+        }
+        await Promise.all(inFlight);
+      }),
+    );
+    if (failures.length > 0) throw new Error(`${failures.length} failed requests, e.g. ${failures[0]}`);
+  };
+  try {
+    if (options.warmupS > 0) await once(options.warmupS, undefined);
+    const cpu = cpuMeter(options.cpu ?? {});
+    const latencies: number[] = [];
+    const started = performance.now();
+    await once(options.durationS, latencies);
+    const used = cpu();
+    const seconds = (performance.now() - started) / 1000;
+    latencies.sort((a, b) => a - b);
+    const p99 = latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * 0.99))] ?? 0;
+    return { rps: latencies.length / seconds, p99Ms: Math.round(p99 * 10) / 10, cpu: used };
+  } finally {
+    await Promise.all(pools.map((p) => p.close()));
+  }
 }

@@ -19,6 +19,7 @@ export const load = {
   serveLock: () => import('../platform/db/serve-lock.js'),
   webhookWorker: () => import('../modules/webhooks/worker.js'),
   offlineSweeper: () => import('../modules/iot/offline-sweeper.js'),
+  mqttSubscriber: () => import('../modules/iot/mqtt-subscriber.js'),
   readingRetention: () => import('../modules/iot/reading-retention.js'),
   mailWorker: () => import('../modules/notifications/mail-worker.js'),
   idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),

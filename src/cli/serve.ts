@@ -12,13 +12,13 @@ import { describeDemo } from './tenant.js';
 const SERVE_HELP = `Usage: furrow serve [--role all|api|worker] [--migrate]
 
 Starts Furrow. Roles:
-  all      API, web screen, delivery worker, offline sweeper, reading retention,
-           idempotency-key and LoRaWAN ingest-key pruning and (with SMTP_URL) the mail
-           worker in one process (default)
+  all      API, web screen, delivery worker, offline sweeper, MQTT subscriber, reading
+           retention, idempotency-key and LoRaWAN ingest-key pruning and (with SMTP_URL)
+           the mail worker in one process (default)
   api      only the HTTP API and web screen
-  worker   only the background work (webhook deliveries, offline sweeps, reading retention,
-           expired idempotency keys, LoRaWAN ingest keys older than 7 days, e-mail when
-           SMTP_URL is set)
+  worker   only the background work (webhook deliveries, offline sweeps, MQTT sources,
+           reading retention, expired idempotency keys, LoRaWAN ingest keys older than
+           7 days, e-mail when SMTP_URL is set)
 --migrate  apply pending migrations on start (always done on SQLite; on PostgreSQL
            run "furrow migrate" once per release, or pass --migrate)
 `;
@@ -97,6 +97,12 @@ export async function serve(args: string[]): Promise<number> {
         'WEBHOOK_ALLOW_PRIVATE_HOSTS exempts these hosts from the public-address rule',
       );
     }
+    if (config.mqttAllowPrivateHosts.length > 0) {
+      app.log.warn(
+        { hosts: config.mqttAllowPrivateHosts },
+        'MQTT_ALLOW_PRIVATE_HOSTS exempts these broker hosts from the public-address rule',
+      );
+    }
     if (config.webhookCaFile) {
       app.log.warn(
         { file: config.webhookCaFile },
@@ -128,6 +134,16 @@ export async function serve(args: string[]): Promise<number> {
           clock: systemClock,
           intervalMs: config.iotSweepIntervalMs,
           logger: app.log.child({ service: 'iot-offline-sweeper' }),
+        }),
+      );
+      const { createMqttSubscriber } = await load.mqttSubscriber();
+      services.push(
+        createMqttSubscriber({
+          db: database.db,
+          clock: systemClock,
+          secretKey: secret.key,
+          config,
+          logger: app.log.child({ service: 'mqtt' }),
         }),
       );
       const { createIdempotencyPruning } = await load.idempotencyPruning();

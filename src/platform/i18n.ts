@@ -84,6 +84,11 @@ const en = {
   'iot.series_too_long':
     'spans {buckets} buckets of {bucket}; at most {limit} per answer (narrow from and to, or take a larger bucket)',
   'iot.series_reversed': 'must not be before from',
+  'iot.mqtt.url_scheme': 'must be mqtt://host:port or mqtts://host:port, with nothing after the port',
+  'iot.mqtt.url_credentials': 'must not contain a user name or password (send them as username and password)',
+  'iot.mqtt.topic_wildcard':
+    'is not a valid MQTT topic filter: "+" and "#" each fill a whole level, and "#" comes last (e.g. farm/+/soil, farm/#)',
+  'iot.mqtt.topic_overlap': 'overlaps {other}: a message matching both would be stored twice',
   'iot.dev_eui_pattern': 'must be 16 hexadecimal digits (a LoRaWAN DevEUI such as 70b3d57ed0051234)',
   'iot.dev_eui_taken': 'Another device of this farm already has DevEUI {dev_eui}',
   'iot.too_many_values': 'holds {count} numeric values; at most {limit} are read from one event',
@@ -199,6 +204,12 @@ const vi: Record<MessageKey, string> = {
     'phải lớn hơn hoặc bằng ngưỡng ({threshold}) với toán tử {operator}: đó là mức giá trị trở lại bình thường',
   'iot.series_too_long':
     'trải qua {buckets} khoảng {bucket}; tối đa {limit} khoảng mỗi lần (thu hẹp from và to, hoặc chọn khoảng lớn hơn)',
+  'iot.mqtt.url_scheme': 'phải có dạng mqtt://máy-chủ:cổng hoặc mqtts://máy-chủ:cổng, không có gì sau cổng',
+  'iot.mqtt.url_credentials':
+    'không được chứa tên đăng nhập hoặc mật khẩu (hãy gửi chúng trong username và password)',
+  'iot.mqtt.topic_wildcard':
+    'không phải bộ lọc chủ đề MQTT hợp lệ: "+" và "#" phải chiếm trọn một cấp, và "#" phải ở cuối (ví dụ farm/+/soil, farm/#)',
+  'iot.mqtt.topic_overlap': 'trùng phạm vi với {other}: một tin khớp cả hai sẽ bị lưu hai lần',
   'iot.series_reversed': 'không được trước from',
   'iot.dev_eui_pattern': 'phải gồm 16 chữ số thập lục phân (DevEUI LoRaWAN, ví dụ 70b3d57ed0051234)',
   'iot.dev_eui_taken': 'Một thiết bị khác của trang trại đã có DevEUI {dev_eui}',

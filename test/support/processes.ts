@@ -50,7 +50,7 @@ function baseEnv(): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined) continue;
-    if (/^(PORT|HOST|DATABASE_|FURROW_|TOKEN_TTL|WEBHOOK_|IOT_|LOG_LEVEL)/.test(key)) continue;
+    if (/^(PORT|HOST|DATABASE_|FURROW_|TOKEN_TTL|WEBHOOK_|MQTT_|IOT_|LOG_LEVEL)/.test(key)) continue;
     env[key] = value;
   }
   return env;

@@ -169,7 +169,7 @@ export function urlShapeProblem(raw: string): UrlProblem | null {
 }
 
 /** Whether a text holds a space or a C0/C1 control character (U+0000-U+0020, U+007F-U+009F). */
-function hasSpaceOrControl(text: string): boolean {
+export function hasSpaceOrControl(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code <= 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
@@ -185,7 +185,20 @@ export async function checkReceivingUrl(
 ): Promise<UrlProblem | null> {
   const shape = urlShapeProblem(raw);
   if (shape) return shape;
-  const host = new URL(raw).hostname.replace(/^\[|\]$/g, '');
+  return checkHostAddresses(new URL(raw).hostname, allowList, resolve);
+}
+
+/**
+ * The public-address rule for a host (name or IP address, IPv6 with or without brackets): every
+ * address it resolves to must be public unicast, unless the allow-list exempts it. MQTT brokers
+ * follow the same rule as receiving URLs.
+ */
+export async function checkHostAddresses(
+  hostname: string,
+  allowList: AllowList,
+  resolve: Resolver = systemResolver,
+): Promise<UrlProblem | null> {
+  const host = hostname.replace(/^\[|\]$/g, '');
   if (allowList.hasName(host)) return null;
   if (isLocalhostName(host))
     return { key: 'webhook.url.private_address', params: { address: host, reason: 'loopback' } };

@@ -889,6 +889,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/iot/mqtt-sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List MQTT source records
+         * @description A plain JSON array, newest first. Paging from page 0; Link (RFC 8288) holds the first, prev, next and last pages and X-Total-Count the number of matching records. A filtered list matching more than 10,000 records leaves out X-Total-Count and the last link (counting them all would cost every request); follow next until it is absent.
+         */
+        get: operations["listMqttSources"];
+        put?: never;
+        /**
+         * Create a MQTT source
+         * @description HTTP 201 with Location; an array of one record. JSON or form-encoded body; a client-sent id is ignored. A broker the worker role subscribes to (QoS 1, one worker at a time); its messages become readings. Owners only. The password is stored encrypted and never answered (has_password).
+         */
+        post: operations["createMqttSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/iot/mqtt-sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One MQTT source
+         * @description An array of one record.
+         */
+        get: operations["getMqttSource"];
+        /**
+         * Change a MQTT source
+         * @description Changes only the fields sent; null clears a field that may be null. Answers [{status_code: 0, message}], or with `Prefer: return=representation` the changed record as an array of one.
+         */
+        put: operations["updateMqttSource"];
+        post?: never;
+        /**
+         * Delete a MQTT source
+         * @description Soft delete (extension): the record leaves lists and details.
+         */
+        delete: operations["deleteMqttSource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/iot/readings": {
         parameters: {
             query?: never;
@@ -2112,6 +2164,72 @@ export interface components {
                 /** @enum {boolean} */
                 unclaimed: true;
             };
+        };
+        MqttSource: {
+            /** @description A worker holds this source and is connected to the broker */
+            connected: boolean;
+            /**
+             * Format: date-time
+             * @description Created (ISO 8601 UTC)
+             */
+            created_at: string;
+            enabled: boolean;
+            /** @description How messages are read: furrow (topic .../{device_code}, payload {"metric": value, ...} or {"readings": [...]}), chirpstack (its MQTT integration) or tts (The Things Stack uplinks) */
+            format: "chirpstack" | "tts" | "furrow";
+            /** @description Whether a password is stored (it is never answered) */
+            has_password: boolean;
+            id: number;
+            /** @description The last connection or message problem, in short; null when none since connecting */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the last message arrived (to the second); null before the first (ISO 8601 UTC)
+             */
+            last_message_at: string | null;
+            name: string;
+            topics: string[];
+            /**
+             * Format: date-time
+             * @description Last changed (ISO 8601 UTC)
+             */
+            updated_at: string;
+            url: string;
+            username: string | null;
+        };
+        MqttSourceCreate: {
+            /** @description false: no worker subscribes (default true) */
+            enabled?: boolean;
+            /** @description How messages are read: furrow (topic .../{device_code}, payload {"metric": value, ...} or {"readings": [...]}), chirpstack (its MQTT integration) or tts (The Things Stack uplinks) */
+            format: "chirpstack" | "tts" | "furrow";
+            /** @description What the broker is, e.g. "Farm LoRaWAN server" */
+            name: string;
+            /** @description Password at the broker: stored encrypted, never answered. Omitted on change: kept; null: removed */
+            password?: string | null;
+            /** @description 1 to 20 topic filters ("+" one level, "#" the rest), subscribed with QoS 1; no two may overlap */
+            topics: string[];
+            /** @description mqtt://host:port or mqtts://host:port (default ports 1883 and 8883); the host must resolve to public addresses */
+            url: string;
+            /** @description User name at the broker; null for none */
+            username?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        MqttSourceUpdate: {
+            /** @description false: no worker subscribes (default true) */
+            enabled?: boolean;
+            /** @description How messages are read: furrow (topic .../{device_code}, payload {"metric": value, ...} or {"readings": [...]}), chirpstack (its MQTT integration) or tts (The Things Stack uplinks) */
+            format?: "chirpstack" | "tts" | "furrow";
+            name?: string;
+            /** @description Password at the broker: stored encrypted, never answered. Omitted on change: kept; null: removed */
+            password?: string | null;
+            /** @description 1 to 20 topic filters ("+" one level, "#" the rest), subscribed with QoS 1; no two may overlap */
+            topics?: string[];
+            /** @description mqtt://host:port or mqtts://host:port (default ports 1883 and 8883); the host must resolve to public addresses */
+            url?: string;
+            /** @description User name at the broker; null for none */
+            username?: string | null;
+        } & {
+            [key: string]: unknown;
         };
         Parcel: {
             /** @description Area in square metres */
@@ -7129,6 +7247,346 @@ export interface operations {
             };
             /** @description The error shape */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMqttSources: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 0 */
+                page?: number;
+                /** @description Items per page (default 20, at most 1000) */
+                pageLimit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MqttSource"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createMqttSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MqttSourceCreate"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MqttSource"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMqttSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Answer 304 without a body when the record is still this version (its ETag; `*`: any) */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description Record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The record's version: a strong entity tag that changes whenever the record does */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MqttSource"][];
+                };
+            };
+            /** @description Not Modified: If-None-Match names the current version; no body */
+            304: {
+                headers: {
+                    /** @description The record's version: a strong entity tag that changes whenever the record does */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMqttSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                "if-match"?: string;
+                /** @description return=representation for the record */
+                prefer?: string;
+            };
+            path: {
+                /** @description Record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MqttSourceUpdate"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description The record's version: a strong entity tag that changes whenever the record does */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": (components["schemas"]["Confirmation"] | components["schemas"]["MqttSource"])[];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteMqttSource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Change or delete only if the record is still this version (its ETag; `*`: any); otherwise 412 */
+                "if-match"?: string;
+            };
+            path: {
+                /** @description Record id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Confirmation"][];
+                };
+            };
+            /** @description The error shape */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
