@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { createMqttSubscriber } from '../../src/modules/iot/mqtt-subscriber.js';
+import { systemClock } from '../../src/platform/clock.js';
 import { client } from '../support/app.js';
 import {
   assertAccessible,
@@ -20,6 +22,7 @@ import {
   waitForFocusedId,
 } from '../support/browser.js';
 import { loginToken } from '../support/factories.js';
+import { publish, SHARED_BROKER_URL, startTestBroker, uniqueTopicPrefix } from '../support/mqtt.js';
 
 const OUTPUT = join(TEST_OUTPUT_DIR, 'sensors-devices');
 const PHONE = { width: 390, height: 844 };
@@ -72,6 +75,13 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
         uplink_message: { f_port: 1, decoded_payload: decoded },
       },
     });
+
+  const adoptedDevice = async () => {
+    const devices = (await owner.get('/api/iot/devices')).body as { id: number; code: string }[];
+    const device = devices.find((d) => d.code === 'gh-b-02');
+    assert.ok(device, 'the adopted device');
+    return device;
+  };
 
   before(async () => {
     owner = client(suite.t.url, await loginToken(suite.t.url, suite.farm.code, suite.farm.owner));
@@ -202,7 +212,8 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
     await screenshot('06-owner-phone-adopt');
   });
 
-  it('owner: connect page, an MQTT broker added, refused, changed and deleted', async () => {
+  it('owner: connect page, MQTT brokers added (one connected, one refusing the password), changed, deleted', async () => {
+    const topics = uniqueTopicPrefix('farm-app');
     const { page, screenshot } = await screen({ viewport: DESKTOP });
     await page.goto('/manage/sensors');
     await signIn(page, suite.farm.code, suite.farm.owner);
@@ -260,7 +271,7 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
     assert.equal(await page.getByLabel('Password (optional)').inputValue(), 'broker-secret-1', 'kept');
     await assertAccessible(page, 'broker form with an error');
     await screenshot('08-owner-desktop-broker-error');
-    await page.getByLabel('Topics to listen to').fill('farm/sensors/+');
+    await page.getByLabel('Topics to listen to').fill(`${topics}/+`);
     await page.getByRole('button', { name: 'Add broker' }).click();
     await waitForFocus(page, 'h1', 'Connect sensors');
     await page
@@ -270,15 +281,70 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
     const card = page.locator('.card').filter({ hasText: 'Farm gateway' });
     await card.getByText('Not connected').waitFor();
     await card.getByText('No message yet').waitFor();
-    await card.getByText('farm/sensors/+').waitFor();
+    await card.getByText(`${topics}/+`).waitFor();
     await card.getByText("Furrow's own (device code in the topic)").waitFor();
     await assertAccessible(page, 'a broker');
-    await screenshot('09-owner-desktop-broker');
+    await screenshot('09-owner-desktop-broker-added');
     const sources = (await owner.get('/api/iot/mqtt-sources')).body;
     const source = (Array.isArray(sources) ? sources : sources.data)[0];
     assert.equal(source.has_password, true);
     assert.equal(source.username, 'farm');
     assert.equal(source.format, 'furrow');
+
+    // The worker connects (the machine's shared broker takes any user), and a gateway's message is
+    // stored as a reading of the device in its topic; a broker of the test's own refuses a password.
+    const strict = await startTestBroker({ users: { farm: 'right-password' } });
+    const subscriber = createMqttSubscriber(
+      {
+        db: suite.t.database.db,
+        clock: systemClock,
+        secretKey: suite.t.config.secretKey as Buffer,
+        config: { mqttAllowPrivateHosts: ['127.0.0.1'] },
+        logger: { info() {}, warn() {}, error() {} },
+      },
+      { pollMs: 500 },
+    );
+    try {
+      const refusing = await owner.post('/api/iot/mqtt-sources', {
+        json: {
+          name: 'Pump house broker',
+          url: strict.url,
+          username: 'farm',
+          password: 'wrong-password',
+          topics: [`${topics}-pumps/+`],
+          format: 'furrow',
+        },
+      });
+      assert.equal(refusing.status, 201, refusing.text);
+      await subscriber.start();
+      await card.locator('.badge.broker-connected').getByText('Connected').waitFor({ timeout: 20_000 });
+      await publish(SHARED_BROKER_URL, [{ topic: `${topics}/gh-b-02`, payload: { soil_moisture: 41.5 } }]);
+      await card.getByText(/^Last message/).waitFor({ timeout: 20_000 });
+      const pump = page.locator('.card').filter({ hasText: 'Pump house broker' });
+      await pump.getByText('Not connected').waitFor({ timeout: 20_000 });
+      await pump
+        .getByText(/^The broker did not let Furrow in: check the user name, the password/)
+        .waitFor({ timeout: 20_000 });
+      await pump.getByText('not authorised: the broker refused this client').waitFor();
+      await assertAccessible(page, 'brokers connected and refused');
+      await screenshot('09-owner-desktop-brokers-status');
+      const readings = (await owner.get(`/api/iot/devices/${(await adoptedDevice()).id}/readings`)).body;
+      assert.ok(
+        readings.some(
+          (r: { metric: string; value: number }) => r.metric === 'soil_moisture' && r.value === 41.5,
+        ),
+        'the MQTT message is a reading of the device',
+      );
+      await pump.getByRole('button', { name: 'Delete the broker Pump house broker' }).click();
+      await page
+        .getByRole('dialog', { name: 'Delete this MQTT broker?' })
+        .getByRole('button', { name: 'Delete broker' })
+        .click();
+      await page.getByRole('status').getByText('The broker Pump house broker was deleted.').waitFor();
+    } finally {
+      await subscriber.stop();
+      await strict.close();
+    }
 
     // Editing: the password is not shown, and left empty it stays.
     await card.getByRole('link', { name: 'Edit the broker Farm gateway' }).click();
@@ -460,7 +526,7 @@ describe('Sensors section with real devices [sqlite, chromium]', () => {
     await assertAccessible(page, 'person page with an e-mail address');
     await page.goBack();
     await page.getByRole('heading', { level: 1, name: 'E-mail alerts' }).waitFor();
-    await page.getByText('minh@example.com').waitFor();
+    await page.getByRole('checkbox', { name: /minh@example.com/ }).waitFor();
     assert.equal(await page.locator('.person-choice.no-email').count(), 0);
 
     await page.getByLabel('Send e-mail alerts').check();

@@ -218,7 +218,7 @@ function AlertItem({
           <span aria-hidden="true" className="status-mark">
             {active ? '!' : '✓'}
           </span>{' '}
-          {t(active ? 'alert.active' : 'alert.resolved')}
+          <span>{t(active ? 'alert.active' : 'alert.resolved')}</span>
         </span>
       </div>
       <h3 className="alert-title">

@@ -135,7 +135,7 @@ export function BrokerStatus({ source }: { source: MqttSource }) {
         <span aria-hidden="true" className="status-mark">
           {state === 'connected' ? '●' : state === 'off' ? '–' : '○'}
         </span>{' '}
-        {t(`mqtt.state.${state}`)}
+        <span>{t(`mqtt.state.${state}`)}</span>
       </span>
       {state === 'down' && source.last_error && (
         <p className="broker-problem">

@@ -4,7 +4,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type Api, many, one, type paths, unwrap } from '../../api/client';
 import { useSession } from '../../app/session';
-import type {} from './pending-api';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 type Body<T> = T extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
