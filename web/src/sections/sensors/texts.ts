@@ -207,13 +207,13 @@ export const texts = defineTexts(
     'connect.header_value_hint': 'The word Bearer, a space, then your key (it starts with fk_).',
     'connect.chirpstack_url': 'Address for ChirpStack',
     'connect.chirpstack_step1':
-      'In ChirpStack, open your application, then Integrations, and add an HTTP integration.',
+      "In ChirpStack, open your application, then Integrations, and add an HTTP integration. (The device profile needs a codec that turns the sensor's data into named numbers.)",
     'connect.chirpstack_step2': 'Payload encoding: JSON. Event endpoint URL: paste the address above.',
     'connect.chirpstack_step3': 'Under Headers, add Authorization with the value Bearer and your key.',
     'connect.chirpstack_step4': 'Submit. When a sensor sends, it appears under New devices, ready to add.',
     'connect.tts_url': 'Base address for The Things Stack',
     'connect.tts_step1':
-      'In The Things Stack console, open your application, then Integrations, Webhooks, Add webhook, Custom webhook.',
+      'In The Things Stack console, open your application, then Integrations, Webhooks, Add webhook, Custom webhook. (The application needs an uplink payload formatter that gives named numbers.)',
     'connect.tts_step2': 'Webhook format: JSON. Base URL: paste the address above.',
     'connect.tts_step3': 'Under Additional headers, add Authorization with the value Bearer and your key.',
     'connect.tts_step4':
@@ -548,14 +548,14 @@ export const texts = defineTexts(
     'connect.header_value_hint': 'Chữ Bearer, một dấu cách, rồi đến khóa của bạn (bắt đầu bằng fk_).',
     'connect.chirpstack_url': 'Địa chỉ cho ChirpStack',
     'connect.chirpstack_step1':
-      'Trong ChirpStack, mở ứng dụng của bạn, chọn Integrations rồi thêm một tích hợp HTTP.',
+      'Trong ChirpStack, mở ứng dụng của bạn, chọn Integrations rồi thêm một tích hợp HTTP. (Hồ sơ thiết bị cần có codec chuyển dữ liệu của cảm biến thành các con số có tên.)',
     'connect.chirpstack_step2': 'Payload encoding: JSON. Event endpoint URL: dán địa chỉ ở trên.',
     'connect.chirpstack_step3': 'Ở mục Headers, thêm Authorization với giá trị Bearer và khóa của bạn.',
     'connect.chirpstack_step4':
       'Bấm Submit. Khi một cảm biến gửi dữ liệu, nó sẽ hiện trong mục Thiết bị mới, sẵn sàng để thêm.',
     'connect.tts_url': 'Địa chỉ gốc cho The Things Stack',
     'connect.tts_step1':
-      'Trong bảng điều khiển The Things Stack, mở ứng dụng của bạn, chọn Integrations, Webhooks, Add webhook, Custom webhook.',
+      'Trong bảng điều khiển The Things Stack, mở ứng dụng của bạn, chọn Integrations, Webhooks, Add webhook, Custom webhook. (Ứng dụng cần có bộ định dạng uplink cho ra các con số có tên.)',
     'connect.tts_step2': 'Webhook format: JSON. Base URL: dán địa chỉ ở trên.',
     'connect.tts_step3': 'Ở mục Additional headers, thêm Authorization với giá trị Bearer và khóa của bạn.',
     'connect.tts_step4':
