@@ -106,7 +106,7 @@ export function OwnersOnly({ title, children }: { title: string; children: React
 export function CopyField({ label, value, hint }: { label: string; value: string; hint?: string }) {
   const { t } = useTexts(texts);
   const id = useId();
-  const inputRef = useRef<HTMLInputElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
 
   async function copy() {
@@ -124,10 +124,12 @@ export function CopyField({ label, value, hint }: { label: string; value: string
     <div className="copy-field">
       <label htmlFor={id}>{label}</label>
       <div className="copy-row">
-        <input
+        {/* A text box that wraps, so a phone shows the whole address. */}
+        <textarea
           id={id}
           ref={inputRef}
           readOnly
+          rows={1}
           value={value}
           spellCheck={false}
           autoComplete="off"
