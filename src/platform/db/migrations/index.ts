@@ -13,6 +13,7 @@ import * as m0010 from './0010_api_keys.js';
 import * as m0011 from './0011_idempotency_keys.js';
 import * as m0012 from './0012_sensors_and_mail.js';
 import * as m0013 from './0013_resolve_earlier_alerts.js';
+import * as m0014 from './0014_webhooks_second_stage.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0011_idempotency_keys': m0011,
   '0012_sensors_and_mail': m0012,
   '0013_resolve_earlier_alerts': m0013,
+  '0014_webhooks_second_stage': m0014,
 };

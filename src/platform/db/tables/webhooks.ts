@@ -15,6 +15,13 @@ export interface WebhookEndpointsTable {
   events: string;
   /** AES-256-GCM under FURROW_SECRET_KEY; see signing.ts. */
   secret_encrypted: string;
+  /** The secret before the last rotation, encrypted the same way; signs too until it expires. */
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: number | null;
+  /** JSON object of the owner's own request headers (at most 10), or null. */
+  headers: string | null;
+  /** JSON object: event kind → {data field: [allowed values]}; null: every event subscribed. */
+  filters: string | null;
   status: EndpointStatus;
   paused_reason: string | null;
   consecutive_failures: number;
