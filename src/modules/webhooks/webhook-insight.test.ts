@@ -3,7 +3,9 @@
 // per-kind data filters that keep events from making deliveries at all.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { client } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
+import { loginToken } from '../../../test/support/factories.js';
 import { DELAYS, webhookFixture } from '../../../test/support/webhook-fixture.js';
 
 /** Continuous percentile, as PostgreSQL's percentile_cont. */
@@ -115,15 +117,17 @@ forEachDialect('webhook endpoints: log filters, stats, data filters', (database)
     assert.equal((await f.getEndpoint(ep.id)).stats_24h, undefined, 'on the list only');
 
     f.t.clock.advance(2 * 86_400_000);
-    const later = (await f.owner.get(`/api/webhooks/${ep.id}/stats`)).body.data;
+    // Two days on, the owner signs in again.
+    const owner = client(f.t.url, await loginToken(f.t.url, f.farm.code, f.farm.owner));
+    const later = (await owner.get(`/api/webhooks/${ep.id}/stats`)).body.data;
     assert.equal(later.window, '24h');
     assert.deepEqual([later.succeeded, later.failed, later.held, later.success_rate], [0, 0, 1, null]);
     assert.deepEqual(later.duration_ms, { p50: null, p95: null });
     assert.equal(later.last_success_at, stats.last_success_at);
-    const week = (await f.owner.get(`/api/webhooks/${ep.id}/stats?window=7d`)).body.data;
+    const week = (await owner.get(`/api/webhooks/${ep.id}/stats?window=7d`)).body.data;
     assert.deepEqual([week.succeeded, week.failed, week.success_rate], [3, 1, 0.75]);
     assert.deepEqual(week.duration_ms, stats.duration_ms);
-    assert.equal((await f.owner.get(`/api/webhooks/${ep.id}/stats?window=1h`)).status, 422);
+    assert.equal((await owner.get(`/api/webhooks/${ep.id}/stats?window=1h`)).status, 422);
   });
 
   it('sends a filtered endpoint only the events whose data match, every event to the others', async () => {
@@ -190,7 +194,6 @@ forEachDialect('webhook endpoints: log filters, stats, data filters', (database)
       [{ 'iot.alert.raised': { severity: [] } }, 'filters.iot.alert.raised.severity'],
       [{ 'iot.alert.raised': { severity: many } }, 'filters.iot.alert.raised.severity'],
       [{ 'iot.alert.raised': { severity: [{ level: 3 }] } }, 'filters.iot.alert.raised.severity'],
-      [{ 'iot.alert.raised': { severity: 'critical' } }, 'filters.iot.alert.raised.severity'],
       [['critical'], 'filters'],
     ] as const) {
       const res = await f.owner.put(`/api/webhooks/${ep.id}`, { json: { filters } });

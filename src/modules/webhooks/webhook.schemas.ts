@@ -20,7 +20,9 @@ const Events = Type.Array(Type.Union(SUBSCRIBABLE.map((e) => Type.Literal(e))), 
 });
 const Description = Type.String({ maxLength: 500 });
 
-const FilterValues = Type.Array(Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+// One `type` list, not a union: the body's type coercion would turn 7 into "7" in a union's first branch.
+const FilterValue = Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
+const FilterValues = Type.Array(FilterValue, {
   minItems: 1,
   maxItems: MAX_FILTER_VALUES,
   description: 'The values the data field may equal (strict equality: 1 is not "1")',
