@@ -6,7 +6,7 @@ import { after, before, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { client } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
-import { loginToken, makeTenant } from '../../../test/support/factories.js';
+import { loginToken, makeTenant, makeUser } from '../../../test/support/factories.js';
 import { type SmtpSink, startSmtpSink } from '../../../test/support/smtp-sink.js';
 import { DELAYS, webhookFixture } from '../../../test/support/webhook-fixture.js';
 import { newDeliveryRow } from './outbox.js';
@@ -209,11 +209,22 @@ forEachDialect('webhook endpoints: pause, the paused event, recover', (database)
       .executeTakeFirstOrThrow();
     assert.equal(Number(stillFailed.n), 10_001, 'nothing is queued when the window is refused');
 
+    const staff = client(
+      f.t.url,
+      await loginToken(f.t.url, f.farm.code, await makeUser(f.t.database.db, f.farm, 'staff')),
+    );
+    assert.equal((await staff.post(`/api/webhooks/${ep.id}/pause`)).status, 403);
+    assert.equal(
+      (await staff.post(`/api/webhooks/${ep.id}/recover`, { json: { since: '2026-01-01' } })).status,
+      403,
+    );
+    assert.equal((await staff.get(`/api/webhooks/${ep.id}/stats`)).status, 403);
     const other = await makeTenant(f.t.database.db);
     const otherOwner = client(f.t.url, await loginToken(f.t.url, other.code, other.owner));
     assert.equal((await otherOwner.post(`/api/webhooks/${ep.id}/pause`)).status, 404);
     const theirs = await otherOwner.post(`/api/webhooks/${ep.id}/recover`, { json: { since: '2026-01-01' } });
     assert.equal(theirs.status, 404);
+    assert.equal((await otherOwner.get(`/api/webhooks/${ep.id}/stats`)).status, 404);
     assert.equal((await f.getEndpoint(ep.id)).status, 'active');
   });
 });
