@@ -109,6 +109,15 @@ const en = {
     'This endpoint already has {limit} test messages waiting to be sent; try again in {seconds} seconds',
   'webhook.test_rate_limited':
     'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
+  'webhook.filter_kind': 'is not an event kind an endpoint can select ({kinds})',
+  'webhook.filter_fields': 'must be an object of data fields, each with the values it may have',
+  'webhook.filter_field_name':
+    'must be the name of a top-level data field: letters, digits and "_", at most 64, not starting with a digit',
+  'webhook.filter_values': 'must be a list of 1 to {limit} values, each a string, number or boolean',
+  'webhook.until_before_since': 'must not be before since',
+  'webhook.since_not_before_until': 'must be before until',
+  'webhook.recover_too_many':
+    'selects {count} failed deliveries; at most {limit} can be sent again at once: narrow the window',
   // Notifications
   'notifications.unknown_user': 'is not a user of this farm: {id}',
   // Resources
@@ -231,6 +240,17 @@ const vi: Record<MessageKey, string> = {
     'Điểm nhận này đã có {limit} tin nhắn thử đang chờ gửi; vui lòng thử lại sau {seconds} giây',
   'webhook.test_rate_limited':
     'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
+  'webhook.filter_kind': 'không phải loại sự kiện mà điểm nhận có thể chọn ({kinds})',
+  'webhook.filter_fields':
+    'phải là một đối tượng gồm các trường dữ liệu, mỗi trường kèm các giá trị được phép',
+  'webhook.filter_field_name':
+    'phải là tên một trường dữ liệu cấp ngoài cùng: chữ cái, chữ số và "_", tối đa 64 ký tự, không bắt đầu bằng chữ số',
+  'webhook.filter_values':
+    'phải là danh sách từ 1 đến {limit} giá trị, mỗi giá trị là chuỗi, số hoặc boolean',
+  'webhook.until_before_since': 'không được trước since',
+  'webhook.since_not_before_until': 'phải trước until',
+  'webhook.recover_too_many':
+    'chọn {count} lần gửi thất bại; mỗi lần chỉ gửi lại được tối đa {limit}: hãy thu hẹp khoảng thời gian',
   // Notifications
   'notifications.unknown_user': 'không phải người dùng của trang trại này: {id}',
   // Resources

@@ -1,18 +1,20 @@
-// Event kinds, as the spec lists them (6.1) with the alert lifecycle's and outages' ends, and the
-// envelope every message carries.
+// Event kinds, as the spec lists them (6.1) with the alert lifecycle's and outages' ends and the
+// operational webhook.endpoint.paused, and the envelope every message carries.
 
 export type EventType =
   | 'iot.alert.raised'
   | 'iot.alert.resolved'
   | 'iot.device.offline'
   | 'iot.device.online'
-  | 'harvest.batch.created';
+  | 'harvest.batch.created'
+  | 'webhook.endpoint.paused';
 export const EVENT_TYPES: readonly EventType[] = [
   'iot.alert.raised',
   'iot.alert.resolved',
   'iot.device.offline',
   'iot.device.online',
   'harvest.batch.created',
+  'webhook.endpoint.paused',
 ];
 
 /** The management screen's test message; never selectable, never counts toward pausing. */

@@ -5,6 +5,7 @@ import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { prefixedId } from '../../platform/ids.js';
 import { writeEventMail } from '../notifications/mail-outbox.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
+import { passesFilters } from './endpoint-filters.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
 import { type DeliveryInsert, insertDeliveries, subscribedEndpoints } from './webhook.repository.js';
 
@@ -17,20 +18,24 @@ export interface OutboxDeps {
 
 /**
  * Writes the event's mail (mail-outbox.ts: only some kinds, when e-mail is on and the tenant asked for
- * it), then one delivery of `type` per endpoint of the tenant that subscribes to it: `pending` for
- * active endpoints, `held` for paused ones. Each body is serialized here, once. Workers wake up when
- * the caller's transaction commits. Answers the delivery ids (msg_…).
+ * it), then one delivery of `type` per endpoint of the tenant that subscribes to it and whose filters
+ * for the kind the data passes: `pending` for active endpoints, `held` for paused ones. Each body is
+ * serialized here, once. Workers wake up when the caller's transaction commits. Answers the delivery
+ * ids (msg_…). `exceptEndpointId`: an endpoint left out (the one a webhook.endpoint.paused is about).
  */
 export async function emitEvent(
   deps: OutboxDeps,
   scope: Scope,
   type: EventType,
   data: Record<string, unknown>,
+  options: { exceptEndpointId?: number } = {},
 ): Promise<string[]> {
   return inTransaction(scope, async (tx) => {
     const now = deps.clock.now();
     await writeEventMail(tx, type, data, now);
-    const endpoints = await subscribedEndpoints(tx, type);
+    const endpoints = (await subscribedEndpoints(tx, type)).filter(
+      (endpoint) => endpoint.id !== options.exceptEndpointId && passesFilters(endpoint.filters, type, data),
+    );
     if (endpoints.length === 0) return [];
     const rows = endpoints.map((endpoint) =>
       newDeliveryRow({

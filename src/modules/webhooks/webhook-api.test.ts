@@ -50,6 +50,7 @@ forEachDialect('webhook management API', (database) => {
         consecutive_failures: 0,
         held_count: 0,
         last_delivery: null,
+        filters: null,
       },
     );
     assert.equal(ep.created_at, new Date(t.clock.now()).toISOString());

@@ -228,6 +228,32 @@ const EVENT_DATA: Record<
       confirmed_at: '2026-05-04T10:00:00.000Z',
     },
   },
+  'webhook.endpoint.paused': {
+    summary:
+      "Another webhook endpoint of the farm was paused (after failures, by an owner, or on 410 Gone); sent to the farm's other endpoints that select it",
+    schema: {
+      type: 'object',
+      required: ['endpoint_id', 'url', 'description', 'paused_reason', 'paused_at', 'consecutive_failures'],
+      properties: {
+        endpoint_id: str('The endpoint paused (ep_…)'),
+        url: str('Its receiving URL'),
+        description: str('Its description'),
+        paused_reason: str(
+          'Why: "owner" (paused by hand), "gone" (its receiver answered 410) or the failure streak, e.g. "5 consecutive deliveries failed every attempt"',
+        ),
+        paused_at: { type: 'string', format: 'date-time', description: 'When it was paused (ISO 8601 UTC)' },
+        consecutive_failures: int('Deliveries in a row that failed every attempt, when it was paused'),
+      },
+    },
+    example: {
+      endpoint_id: 'ep_4Qz8XkVbN2mT7rLpW9sYcA',
+      url: 'https://hooks.example.com/furrow',
+      description: 'Irrigation controller',
+      paused_reason: '5 consecutive deliveries failed every attempt',
+      paused_at: '2026-05-04T06:30:00.000Z',
+      consecutive_failures: 5,
+    },
+  },
   [TEST_EVENT_TYPE]: {
     summary: 'A test message, sent from the management screen or POST /api/webhooks/{id}/test',
     schema: {

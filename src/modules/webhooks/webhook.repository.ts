@@ -14,6 +14,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
+import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
 import { subscribes, TEST_EVENT_TYPE } from './events.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
@@ -60,16 +61,25 @@ export async function listEndpoints(scope: Scope): Promise<EndpointRow[]> {
 export async function subscribedEndpoints(
   scope: Scope,
   type: string,
-): Promise<{ id: number; status: EndpointRow['status']; tenant_code: string }[]> {
+): Promise<
+  { id: number; status: EndpointRow['status']; tenant_code: string; filters: EndpointFilters | null }[]
+> {
   let query = selectScoped(scope, 'webhook_endpoints')
     .innerJoin('tenants', 'tenants.id', 'webhook_endpoints.tenant_id')
-    .select(['webhook_endpoints.id', 'webhook_endpoints.status', 'webhook_endpoints.events', 'tenants.code'])
+    .select([
+      'webhook_endpoints.id',
+      'webhook_endpoints.status',
+      'webhook_endpoints.events',
+      'webhook_endpoints.filters',
+      'tenants.code',
+    ])
     .orderBy('webhook_endpoints.id');
   if (isPostgresDb(scope.db)) query = query.forShare('webhook_endpoints');
   const rows = await query.execute();
+  // Each endpoint's filters are parsed once here, for every delivery the event would make.
   return rows
     .filter((r) => subscribes(JSON.parse(r.events) as string[], type))
-    .map((r) => ({ id: r.id, status: r.status, tenant_code: r.code }));
+    .map((r) => ({ id: r.id, status: r.status, tenant_code: r.code, filters: parseFilters(r.filters) }));
 }
 
 export async function updateEndpoint(
@@ -211,17 +221,26 @@ export async function findDelivery(
     .executeTakeFirst();
 }
 
+/** Narrows an endpoint's log: its status, its kind, created at or after `since`, at or before `until`. */
+export interface DeliveryFilter {
+  status?: DeliveryRow['status'] | undefined;
+  eventType?: string | undefined;
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
 export async function listDeliveries(
   scope: Scope,
   endpointId: number,
   limit: number,
+  filter: DeliveryFilter = {},
 ): Promise<DeliveryRow[]> {
-  return selectScoped(scope, 'webhook_deliveries')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
+  let query = selectScoped(scope, 'webhook_deliveries').selectAll().where('endpoint_id', '=', endpointId);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.eventType !== undefined) query = query.where('event_type', '=', filter.eventType);
+  if (filter.since !== undefined) query = query.where('created_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('created_at', '<=', filter.until);
+  return query.orderBy('id', 'desc').limit(limit).execute();
 }
 
 export async function attemptsOf(scope: Scope, deliveryIds: number[]): Promise<AttemptRow[]> {
@@ -262,6 +281,62 @@ export async function releaseHeldDeliveries(scope: Scope, endpointId: number, no
     .set({ status: 'pending', next_attempt_at: now })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'held')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Written into the SQL rather than bound: the partial index of finished deliveries (tenant, endpoint,
+ * finished_at) serves a query only when its condition visibly implies the index's.
+ */
+const FINISHED = sql<SqlBool>`webhook_deliveries.status in ('succeeded', 'failed')`;
+const FAILED = sql<SqlBool>`webhook_deliveries.status = 'failed'`;
+
+/** Deliveries of an endpoint that ended `failed` with finished_at in [since, until]. */
+export async function countFailedBetween(
+  scope: Scope,
+  endpointId: number,
+  since: number,
+  until: number,
+): Promise<number> {
+  const row = await selectScoped(scope, 'webhook_deliveries')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('endpoint_id', '=', endpointId)
+    .where(FINISHED)
+    .where(FAILED)
+    .where('finished_at', '>=', since)
+    .where('finished_at', '<=', until)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * Every delivery of an endpoint that ended `failed` in [since, until] goes back on the queue for one
+ * more attempt, as requeueForRedelivery does with one: same id and body, not counted toward pausing.
+ * One statement; answers how many.
+ */
+export async function requeueFailedBetween(
+  scope: Scope,
+  endpointId: number,
+  since: number,
+  until: number,
+  now: number,
+): Promise<number> {
+  const result = await updateScoped(scope, 'webhook_deliveries')
+    .set((eb) => ({
+      status: 'pending',
+      max_attempts: eb('attempt_count', '+', 1),
+      counts_toward_pause: 0,
+      next_attempt_at: now,
+      finished_at: null,
+      lease_owner: null,
+      lease_until: null,
+    }))
+    .where('endpoint_id', '=', endpointId)
+    .where(FINISHED)
+    .where(FAILED)
+    .where('finished_at', '>=', since)
+    .where('finished_at', '<=', until)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -4,17 +4,24 @@
 import type { FastifyInstance } from 'fastify';
 import { type TSchema, Type } from 'typebox';
 import { action, subList } from '../../platform/resource/actions.js';
+import { errorAnswers } from '../../platform/resource/answers.js';
+import { idOf, type ResourceRoute, requestContext } from '../../platform/resource/request.js';
 import { type ResourceDeps, resourceRoutes } from '../../platform/resource/routes.js';
 import {
   ChangeEndpointBody,
   Confirmation,
   CreateEndpointBody,
   DeliveryParams,
+  DeliveryQuery,
   DeliveryShape,
   EndpointId,
   EndpointParams,
   EndpointShape,
   EndpointWithSecret,
+  RecoverAnswer,
+  RecoverBody,
+  StatsAnswer,
+  StatsQuery,
 } from './webhook.schemas.js';
 import {
   changeWebhookEndpoint,
@@ -32,6 +39,8 @@ import {
   TEST_MESSAGES_QUEUED,
   type WebhookDeps,
 } from './webhook.service.js';
+import { pauseWebhookEndpoint, RECOVER_LIMIT, recoverFailedDeliveries } from './webhook-control.service.js';
+import { type StatsWindow, webhookEndpointStats } from './webhook-insight.service.js';
 
 const tag = 'webhooks';
 const path = '/api/webhooks';
@@ -71,7 +80,7 @@ function webhookResource(deps: WebhookDeps) {
     },
     schemas: { id: EndpointId, item: EndpointShape, create: CreateEndpointBody, update: ChangeEndpointBody },
     service: {
-      listAll: (ctx) => listWebhookEndpoints(ctx.scope),
+      listAll: (ctx) => listWebhookEndpoints(deps, ctx.scope),
       get: (ctx, id) => getWebhookEndpoint(ctx.scope, id),
       lock: (ctx, id) => lockWebhookEndpoint(ctx.scope, id),
       create: (ctx, input) => createWebhookEndpoint(deps, ctx.scope, input),
@@ -113,17 +122,48 @@ function webhookResource(deps: WebhookDeps) {
         errors: [],
         run: async (ctx, { id }) => ({ data: await enableWebhookEndpoint(deps, ctx.scope, id) }),
       }),
+      action({
+        tag,
+        operationId: 'pauseWebhookEndpoint',
+        path: `${path}/:id/pause`,
+        params: EndpointParams,
+        summary: 'Pause an endpoint (paused_reason "owner"): events are held until enable',
+        description:
+          "Events for the endpoint are kept as held deliveries, as for an automatic pause; enable resumes them in order. Pausing a paused endpoint changes nothing and answers it as it is. The farm's other endpoints that select webhook.endpoint.paused are told.",
+        answer: data(EndpointShape),
+        errors: [],
+        run: async (ctx, { id }) => ({ data: await pauseWebhookEndpoint(deps, ctx.scope, id) }),
+      }),
+      action({
+        tag,
+        operationId: 'recoverWebhookDeliveries',
+        path: `${path}/:id/recover`,
+        params: EndpointParams,
+        body: RecoverBody,
+        summary: 'Send again every delivery that ended failed in a window',
+        description: `Every delivery of the endpoint that ended \`failed\` with its last attempt finished between since and until (default now) is sent again, as Redeliver sends one: same id and body, fresh timestamp and signature. At most ${RECOVER_LIMIT} at once: more is a 422 (narrow the window). Only deliveries still in the log can be sent again.`,
+        status: 202,
+        answer: RecoverAnswer,
+        errors: [],
+        run: async (ctx, { id, body }) => ({
+          data: await recoverFailedDeliveries(deps, ctx.scope, id, body),
+        }),
+      }),
       subList({
         tag,
         operationId: 'listWebhookDeliveries',
         path: `${path}/:id/deliveries`,
         params: EndpointParams,
         summary: 'The last 50 deliveries, newest first, each with its attempts',
+        description:
+          'Filters narrow the list before the 50 are taken: status, event_type, and since/until on the time the delivery was created.',
         paging: false,
+        query: DeliveryQuery,
         item: DeliveryShape,
         errors: [],
-        list: (ctx, id) => listWebhookDeliveries(ctx.scope, id),
+        list: (ctx, id, query) => listWebhookDeliveries(ctx.scope, id, query),
       }),
+      endpointStats(deps),
       action({
         tag,
         operationId: 'redeliverWebhookDelivery',
@@ -139,4 +179,30 @@ function webhookResource(deps: WebhookDeps) {
       }),
     ],
   });
+}
+
+/** GET /api/webhooks/:id/stats: one endpoint's outcomes over a window. */
+function endpointStats(deps: WebhookDeps): ResourceRoute {
+  return (app, resourceDeps) => {
+    app.get(
+      `${path}/:id/stats`,
+      {
+        schema: {
+          tags: [tag],
+          operationId: 'webhookEndpointStats',
+          summary: 'Deliveries of an endpoint by outcome, success rate and attempt durations over 24h or 7d',
+          description:
+            "Counted from the delivery log (the newest 50 finished deliveries of the endpoint and their attempts): a busy endpoint's window may reach further back than its log.",
+          params: EndpointParams,
+          querystring: Type.Object(StatsQuery, { additionalProperties: true }),
+          response: { 200: StatsAnswer, ...errorAnswers() },
+        },
+      },
+      async (request) => {
+        const ctx = requestContext(request, resourceDeps);
+        const { window } = request.query as { window?: StatsWindow };
+        return { data: await webhookEndpointStats(deps, ctx.scope, idOf<string>(request), window) };
+      },
+    );
+  };
 }

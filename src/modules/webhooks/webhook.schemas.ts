@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_FILTER_VALUES } from './endpoint-filters.js';
 import { SUBSCRIBABLE } from './events.js';
 
 export const EndpointId = Type.String({ pattern: '^ep_[0-9A-Za-z]{22}$', description: 'Endpoint id (ep_…)' });
@@ -19,15 +20,50 @@ const Events = Type.Array(Type.Union(SUBSCRIBABLE.map((e) => Type.Literal(e))), 
 });
 const Description = Type.String({ maxLength: 500 });
 
+// One `type` list, not a union: the body's type coercion would turn 7 into "7" in a union's first branch.
+const FilterValue = Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
+const FilterValues = Type.Array(FilterValue, {
+  minItems: 1,
+  maxItems: MAX_FILTER_VALUES,
+  description: 'The values the data field may equal (strict equality: 1 is not "1")',
+});
+const FILTERS_DESCRIPTION =
+  'Per event kind, top-level data fields and the values each may have, e.g. {"iot.alert.raised": {"severity": ["critical"]}}: an event of that kind whose data does not match makes no delivery to this endpoint. Kinds without an entry are not filtered.';
+const Filters = Type.Record(Type.String(), Type.Record(Type.String(), FilterValues), {
+  description: FILTERS_DESCRIPTION,
+});
+const FiltersInput = Type.Optional(
+  Type.Union([Filters, Type.Null()], { description: `${FILTERS_DESCRIPTION} null clears them.` }),
+);
+
 export const CreateEndpointBody = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description) },
+  { url: Url, events: Events, description: Type.Optional(Description), filters: FiltersInput },
   { additionalProperties: true },
 );
 
 export const ChangeEndpointBody = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Description) },
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Description),
+    filters: FiltersInput,
+  },
   { additionalProperties: true },
 );
+
+const Timestamp = (description: string) =>
+  Type.String({ description: `${description}; YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601` });
+
+export const RecoverBody = Type.Object(
+  {
+    since: Timestamp('Deliveries that ended failed at or after this time'),
+    until: Type.Optional(Timestamp('…and at or before this time (default: now)')),
+  },
+  { additionalProperties: true },
+);
+export const RecoverAnswer = Type.Object({
+  data: Type.Object({ count: Type.Integer({ description: 'Deliveries queued to be sent again' }) }),
+});
 
 const Iso = Type.String({ description: 'ISO 8601 UTC' });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
@@ -40,6 +76,45 @@ const DeliveryStatus = Type.Union([
   Type.Literal('failed'),
   Type.Literal('held'),
 ]);
+
+export const DeliveryQuery = {
+  status: Type.Optional(DeliveryStatus),
+  event_type: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Event kind' })),
+  since: Type.Optional(Timestamp('Deliveries created at or after this time')),
+  until: Type.Optional(Timestamp('Deliveries created at or before this time')),
+};
+
+export const StatsQuery = {
+  window: Type.Optional(
+    Type.Union([Type.Literal('24h'), Type.Literal('7d')], {
+      description: 'The period counted (default 24h)',
+    }),
+  ),
+};
+
+export const StatsAnswer = Type.Object({
+  data: Type.Object({
+    window: Type.Union([Type.Literal('24h'), Type.Literal('7d')]),
+    from: Type.String({ description: 'ISO 8601 UTC: the start of the window' }),
+    until: Type.String({ description: 'ISO 8601 UTC: now' }),
+    succeeded: Type.Integer({ description: 'Deliveries that succeeded in the window' }),
+    failed: Type.Integer({ description: 'Deliveries that failed every attempt in the window' }),
+    pending: Type.Integer({ description: 'Deliveries queued now (pending or retrying)' }),
+    held: Type.Integer({ description: 'Deliveries held now (the endpoint is paused)' }),
+    success_rate: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+      description: 'succeeded / (succeeded + failed); null when none finished',
+    }),
+    duration_ms: Type.Object(
+      {
+        p50: Type.Union([Type.Integer(), Type.Null()]),
+        p95: Type.Union([Type.Integer(), Type.Null()]),
+      },
+      { description: 'Median and 95th percentile of the attempts made in the window; null without any' },
+    ),
+    last_success_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 UTC' }),
+    last_failure_at: Type.Union([Type.String(), Type.Null()], { description: 'ISO 8601 UTC' }),
+  }),
+});
 
 const LastDelivery = Type.Object(
   {
@@ -65,6 +140,19 @@ const endpointFields = {
   consecutive_failures: Type.Integer({ description: 'Deliveries in a row that failed every attempt' }),
   held_count: Type.Integer({ description: 'Deliveries waiting while the endpoint is paused' }),
   last_delivery: Nullable(LastDelivery),
+  filters: Nullable(Filters),
+  stats_24h: Type.Optional(
+    Type.Object(
+      {
+        success_rate: Nullable(
+          Type.Number({ description: 'delivered / (delivered + failed); null when none' }),
+        ),
+        delivered: Type.Integer(),
+        failed: Type.Integer(),
+      },
+      { description: 'On the list only: deliveries that finished in the last 24 hours' },
+    ),
+  ),
   created_at: Iso,
   updated_at: Iso,
 };

@@ -6,6 +6,7 @@ import { AppError, conflict, notFound, validationFailed } from '../../platform/e
 import { prefixedId } from '../../platform/ids.js';
 import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
+import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newDeliveryRow } from './outbox.js';
 import { encryptSecret, newWebhookSecret } from './signing.js';
@@ -30,6 +31,8 @@ import {
   requeueForRedelivery,
   updateEndpoint,
 } from './webhook.repository.js';
+import { type DeliveryQuery, deliveryFilterOf, filtersOf } from './webhook-inputs.js';
+import { dayStatsOf, type EndpointDayStats } from './webhook-insight.service.js';
 
 /** Test messages of one endpoint queued or in flight at a time. */
 export const TEST_MESSAGES_QUEUED = 5;
@@ -54,6 +57,9 @@ export interface Endpoint {
   consecutive_failures: number;
   held_count: number;
   last_delivery: LastDelivery | null;
+  filters: EndpointFilters | null;
+  /** On the list only: deliveries finished in the last 24 hours (webhook-insight.service.ts). */
+  stats_24h?: EndpointDayStats;
   created_at: string;
   updated_at: string;
   secret?: string;
@@ -91,6 +97,8 @@ export interface EndpointInput {
   url: string;
   events: string[];
   description?: string;
+  /** null clears them. */
+  filters?: unknown;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -112,6 +120,7 @@ function toEndpoint(row: EndpointRow, log: EndpointLog, secret?: string): Endpoi
     consecutive_failures: row.consecutive_failures,
     held_count: log.held,
     last_delivery: log.last === undefined ? null : toLastDelivery(log.last),
+    filters: parseFilters(row.filters),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
     ...(secret === undefined ? {} : { secret }),
@@ -182,10 +191,15 @@ async function logOf(scope: Scope, row: EndpointRow): Promise<EndpointLog> {
   return (await logsOf(scope, [row]))(row);
 }
 
-export async function listWebhookEndpoints(scope: Scope): Promise<Endpoint[]> {
+/** Every endpoint with its last day's outcomes, counted for the whole list in one grouped statement. */
+export async function listWebhookEndpoints(
+  deps: Pick<WebhookDeps, 'clock'>,
+  scope: Scope,
+): Promise<Endpoint[]> {
   const rows = await listEndpoints(scope);
   const log = await logsOf(scope, rows);
-  return rows.map((r) => toEndpoint(r, log(r)));
+  const day = await dayStatsOf(deps, scope, rows);
+  return rows.map((r) => ({ ...toEndpoint(r, log(r)), stats_24h: day(r.id) }));
 }
 
 export async function getWebhookEndpoint(scope: Scope, id: string): Promise<Endpoint> {
@@ -199,6 +213,7 @@ export async function createWebhookEndpoint(
   input: EndpointInput,
 ): Promise<Endpoint> {
   const url = input.url.trim();
+  const filters = filtersOf(input.filters) ?? null;
   await assertReceivingUrl(deps, url);
   const now = deps.clock.now();
   const publicId = prefixedId('ep');
@@ -212,6 +227,7 @@ export async function createWebhookEndpoint(
     status: 'active',
     paused_reason: null,
     consecutive_failures: 0,
+    filters,
     created_at: now,
     updated_at: now,
   });
@@ -226,8 +242,10 @@ export async function changeWebhookEndpoint(
 ): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
   const url = input.url?.trim();
+  const filters = filtersOf(input.filters);
   if (url !== undefined && url !== row.url) await assertReceivingUrl(deps, url);
   const updated = await updateEndpoint(scope, row.id, {
+    ...(filters === undefined ? {} : { filters }),
     ...(url === undefined ? {} : { url }),
     ...(input.events === undefined ? {} : { events: JSON.stringify(normalizeEvents(input.events)) }),
     ...(input.description === undefined ? {} : { description: input.description }),
@@ -330,9 +348,15 @@ async function assertTestMessageAllowed(
   }
 }
 
-export async function listWebhookDeliveries(scope: Scope, id: string, limit = 50): Promise<Delivery[]> {
+export async function listWebhookDeliveries(
+  scope: Scope,
+  id: string,
+  query: DeliveryQuery = {},
+  limit = 50,
+): Promise<Delivery[]> {
+  const filter = deliveryFilterOf(query);
   const endpoint = await requireEndpoint(scope, id);
-  const rows = await listDeliveries(scope, endpoint.id, limit);
+  const rows = await listDeliveries(scope, endpoint.id, limit, filter);
   const attempts = await attemptsOf(
     scope,
     rows.map((r) => r.id),

@@ -1389,7 +1389,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The last 50 deliveries, newest first, each with its attempts */
+        /**
+         * The last 50 deliveries, newest first, each with its attempts
+         * @description Filters narrow the list before the 50 are taken: status, event_type, and since/until on the time the delivery was created.
+         */
         get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1433,6 +1436,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause an endpoint (paused_reason "owner"): events are held until enable
+         * @description Events for the endpoint are kept as held deliveries, as for an automatic pause; enable resumes them in order. Pausing a paused endpoint changes nothing and answers it as it is. The farm's other endpoints that select webhook.endpoint.paused are told.
+         */
+        post: operations["pauseWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every delivery that ended failed in a window
+         * @description Every delivery of the endpoint that ended `failed` with its last attempt finished between since and until (default now) is sent again, as Redeliver sends one: same id and body, fresh timestamp and signature. At most 10000 at once: more is a 422 (narrow the window). Only deliveries still in the log can be sent again.
+         */
+        post: operations["recoverWebhookDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/webhooks/{id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1444,6 +1487,26 @@ export interface paths {
         put?: never;
         /** Replace the secret; the answer shows the new one, once, and the old one stops signing */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Deliveries of an endpoint by outcome, success rate and attempt durations over 24h or 7d
+         * @description Counted from the delivery log (the newest 50 finished deliveries of the endpoint and their attempts): a busy endpoint's window may reach further back than its log.
+         */
+        get: operations["webhookEndpointStats"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1655,6 +1718,26 @@ export interface webhooks {
          * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.online` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
          */
         post: operations["onIotDeviceOnline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.endpoint.paused": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Another webhook endpoint of the farm was paused (after failures, by an owner, or on 410 Gone); sent to the farm's other endpoints that select it
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `webhook.endpoint.paused` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         */
+        post: operations["onWebhookEndpointPaused"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2778,50 +2861,6 @@ export interface components {
             picture?: string | null;
             role?: "owner" | "staff";
             username?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        WebhookEndpoint: {
-            /** @description Deliveries in a row that failed every attempt */
-            consecutive_failures: number;
-            /** @description ISO 8601 UTC */
-            created_at: string;
-            description: string;
-            events: string[];
-            /** @description Deliveries waiting while the endpoint is paused */
-            held_count: number;
-            id: string;
-            last_delivery: {
-                attempted_at: string | null;
-                /** @description ISO 8601 UTC */
-                created_at: string;
-                event_type: string;
-                /** @description msg_… */
-                id: string;
-                response_status: number | null;
-                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
-            } | null;
-            paused_reason: string | null;
-            status: "active" | "paused";
-            /** @description ISO 8601 UTC */
-            updated_at: string;
-            url: string;
-        };
-        WebhookEndpointCreate: {
-            description?: string;
-            /** @description Event kinds to receive, or ["*"] for all */
-            events: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
-            /** @description https URL of a public server; no credentials */
-            url: string;
-        } & {
-            [key: string]: unknown;
-        };
-        WebhookEndpointUpdate: {
-            description?: string;
-            /** @description Event kinds to receive, or ["*"] for all */
-            events?: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
-            /** @description https URL of a public server; no credentials */
-            url?: string;
         } & {
             [key: string]: unknown;
         };
@@ -9803,7 +9842,43 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                    "application/json": {
+                        /** @description Deliveries in a row that failed every attempt */
+                        consecutive_failures: number;
+                        /** @description ISO 8601 UTC */
+                        created_at: string;
+                        description: string;
+                        events: string[];
+                        filters: {
+                            [key: string]: {
+                                [key: string]: (string | number | boolean)[];
+                            };
+                        } | null;
+                        /** @description Deliveries waiting while the endpoint is paused */
+                        held_count: number;
+                        id: string;
+                        last_delivery: {
+                            attempted_at: string | null;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            event_type: string;
+                            /** @description msg_… */
+                            id: string;
+                            response_status: number | null;
+                            status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                        } | null;
+                        paused_reason: string | null;
+                        /** @description On the list only: deliveries that finished in the last 24 hours */
+                        stats_24h?: {
+                            delivered: number;
+                            failed: number;
+                            success_rate: number | null;
+                        };
+                        status: "active" | "paused";
+                        /** @description ISO 8601 UTC */
+                        updated_at: string;
+                        url: string;
+                    }[];
                 };
             };
             /** @description The error shape */
@@ -9829,7 +9904,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointCreate"];
+                "application/json": {
+                    description?: string;
+                    /** @description Event kinds to receive, or ["*"] for all */
+                    events: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "webhook.endpoint.paused" | "*")[];
+                    /** @description Per event kind, top-level data fields and the values each may have, e.g. {"iot.alert.raised": {"severity": ["critical"]}}: an event of that kind whose data does not match makes no delivery to this endpoint. Kinds without an entry are not filtered. null clears them. */
+                    filters?: {
+                        [key: string]: {
+                            [key: string]: (string | number | boolean)[];
+                        };
+                    } | null;
+                    /** @description https URL of a public server; no credentials */
+                    url: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -9849,6 +9938,11 @@ export interface operations {
                             created_at: string;
                             description: string;
                             events: string[];
+                            filters: {
+                                [key: string]: {
+                                    [key: string]: (string | number | boolean)[];
+                                };
+                            } | null;
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -9865,6 +9959,12 @@ export interface operations {
                             paused_reason: string | null;
                             /** @description whsec_…; shown only in this answer */
                             secret: string;
+                            /** @description On the list only: deliveries that finished in the last 24 hours */
+                            stats_24h?: {
+                                delivered: number;
+                                failed: number;
+                                success_rate: number | null;
+                            };
                             status: "active" | "paused";
                             /** @description ISO 8601 UTC */
                             updated_at: string;
@@ -9917,7 +10017,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            filters: {
+                                [key: string]: {
+                                    [key: string]: (string | number | boolean)[];
+                                };
+                            } | null;
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            /** @description On the list only: deliveries that finished in the last 24 hours */
+                            stats_24h?: {
+                                delivered: number;
+                                failed: number;
+                                success_rate: number | null;
+                            };
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
                     };
                 };
             };
@@ -9956,7 +10092,21 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+                "application/json": {
+                    description?: string;
+                    /** @description Event kinds to receive, or ["*"] for all */
+                    events?: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "webhook.endpoint.paused" | "*")[];
+                    /** @description Per event kind, top-level data fields and the values each may have, e.g. {"iot.alert.raised": {"severity": ["critical"]}}: an event of that kind whose data does not match makes no delivery to this endpoint. Kinds without an entry are not filtered. null clears them. */
+                    filters?: {
+                        [key: string]: {
+                            [key: string]: (string | number | boolean)[];
+                        };
+                    } | null;
+                    /** @description https URL of a public server; no credentials */
+                    url?: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -9969,7 +10119,43 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            filters: {
+                                [key: string]: {
+                                    [key: string]: (string | number | boolean)[];
+                                };
+                            } | null;
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            /** @description On the list only: deliveries that finished in the last 24 hours */
+                            stats_24h?: {
+                                delivered: number;
+                                failed: number;
+                                success_rate: number | null;
+                            };
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
                     };
                 };
             };
@@ -10024,7 +10210,15 @@ export interface operations {
     };
     listWebhookDeliveries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Event kind */
+                event_type?: string;
+                /** @description Deliveries created at or after this time; YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                since?: string;
+                status?: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                /** @description Deliveries created at or before this time; YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                until?: string;
+            };
             header?: never;
             path: {
                 /** @description Endpoint id (ep_…) */
@@ -10178,7 +10372,189 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            filters: {
+                                [key: string]: {
+                                    [key: string]: (string | number | boolean)[];
+                                };
+                            } | null;
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            /** @description On the list only: deliveries that finished in the last 24 hours */
+                            stats_24h?: {
+                                delivered: number;
+                                failed: number;
+                                success_rate: number | null;
+                            };
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Endpoint id (ep_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            filters: {
+                                [key: string]: {
+                                    [key: string]: (string | number | boolean)[];
+                                };
+                            } | null;
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            /** @description On the list only: deliveries that finished in the last 24 hours */
+                            stats_24h?: {
+                                delivered: number;
+                                failed: number;
+                                success_rate: number | null;
+                            };
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The error shape */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    recoverWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: 1 to 255 printable ASCII characters (a UUID), new for each new request. The first answer (status, Location, body; a 5xx excepted) is kept 24 hours per tenant and key; the same key with the same method, path and body answers it again with `Idempotent-Replayed: true` and does nothing again. The same key with another path or body: 422; while the first request is still running: 409 with Retry-After. A body refused by validation claims no key. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description Endpoint id (ep_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Deliveries that ended failed at or after this time; YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                    since: string;
+                    /** @description …and at or before this time (default: now); YYYY-MM-DD HH:MM:SS (UTC) or ISO 8601 */
+                    until?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    /** @description `true` when this is the kept answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Deliveries queued to be sent again */
+                            count: number;
+                        };
                     };
                 };
             };
@@ -10233,6 +10609,11 @@ export interface operations {
                             created_at: string;
                             description: string;
                             events: string[];
+                            filters: {
+                                [key: string]: {
+                                    [key: string]: (string | number | boolean)[];
+                                };
+                            } | null;
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10249,6 +10630,12 @@ export interface operations {
                             paused_reason: string | null;
                             /** @description whsec_…; shown only in this answer */
                             secret: string;
+                            /** @description On the list only: deliveries that finished in the last 24 hours */
+                            stats_24h?: {
+                                delivered: number;
+                                failed: number;
+                                success_rate: number | null;
+                            };
                             status: "active" | "paused";
                             /** @description ISO 8601 UTC */
                             updated_at: string;
@@ -10268,6 +10655,68 @@ export interface operations {
             };
             /** @description The error shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhookEndpointStats: {
+        parameters: {
+            query?: {
+                /** @description The period counted (default 24h) */
+                window?: "24h" | "7d";
+            };
+            header?: never;
+            path: {
+                /** @description Endpoint id (ep_…) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Median and 95th percentile of the attempts made in the window; null without any */
+                            duration_ms: {
+                                p50: number | null;
+                                p95: number | null;
+                            };
+                            /** @description Deliveries that failed every attempt in the window */
+                            failed: number;
+                            /** @description ISO 8601 UTC: the start of the window */
+                            from: string;
+                            /** @description Deliveries held now (the endpoint is paused) */
+                            held: number;
+                            /** @description ISO 8601 UTC */
+                            last_failure_at: string | null;
+                            /** @description ISO 8601 UTC */
+                            last_success_at: string | null;
+                            /** @description Deliveries queued now (pending or retrying) */
+                            pending: number;
+                            /** @description Deliveries that succeeded in the window */
+                            succeeded: number;
+                            /** @description succeeded / (succeeded + failed); null when none finished */
+                            success_rate: number | null;
+                            /** @description ISO 8601 UTC: now */
+                            until: string;
+                            window: "24h" | "7d";
+                        };
+                    };
+                };
+            };
+            /** @description The error shape */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11219,6 +11668,103 @@ export interface operations {
                      * @constant
                      */
                     type: "iot.device.online";
+                    /** @description The code of the tenant */
+                    workspace_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Received: any 2xx answer */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Refused (a bad signature, say): a failure, retried on the schedule */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onWebhookEndpointPaused: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Standard Webhooks: the same id as X-Service-Delivery
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+                /**
+                 * @description Standard Webhooks: the same time as X-Service-Timestamp
+                 * @example 1777876200
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Delivery id (msg_…): the envelope id; receivers de-duplicate on it
+                 * @example msg_2bX9kQ7sLm4Np8Rt1Vw6Yz
+                 */
+                "X-Service-Delivery": string;
+                /**
+                 * @description The event kind
+                 * @example webhook.endpoint.paused
+                 */
+                "X-Service-Event": string;
+                /**
+                 * @description `sha256=` + lowercase hex of HMAC-SHA256, keyed with the whole secret string (`whsec_…`), over `{X-Service-Timestamp}.{raw body}`; compare in constant time
+                 * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description Unix time in seconds of this attempt; reject it when more than 300 s off
+                 * @example 1777876200
+                 */
+                "X-Service-Timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /** @description Deliveries in a row that failed every attempt, when it was paused */
+                        consecutive_failures: number;
+                        /** @description Its description */
+                        description: string;
+                        /** @description The endpoint paused (ep_…) */
+                        endpoint_id: string;
+                        /**
+                         * Format: date-time
+                         * @description When it was paused (ISO 8601 UTC)
+                         */
+                        paused_at: string;
+                        /** @description Why: "owner" (paused by hand), "gone" (its receiver answered 410) or the failure streak, e.g. "5 consecutive deliveries failed every attempt" */
+                        paused_reason: string;
+                        /** @description Its receiving URL */
+                        url: string;
+                    };
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    id: string;
+                    /**
+                     * Format: date-time
+                     * @description When it happened (ISO 8601 UTC)
+                     */
+                    occurred_at: string;
+                    /**
+                     * @description The event kind
+                     * @constant
+                     */
+                    type: "webhook.endpoint.paused";
                     /** @description The code of the tenant */
                     workspace_id: string;
                 };
