@@ -1,5 +1,6 @@
-// An endpoint's failure streak and its automatic pause: a fully failed delivery extends the streak,
+// An endpoint's failure streak and its automatic pauses: a fully failed delivery extends the streak,
 // PAUSE_AFTER_FAILURES in a row pause the endpoint and hold its queued deliveries; a success ends it.
+// A 410 Gone answer pauses it at once (delivery-record.ts).
 import type { UpdateQueryBuilder } from 'kysely';
 import type { Database, Db } from '../../platform/db/types.js';
 import { writeEndpointPausedMail } from '../notifications/mail-outbox.js';
@@ -31,31 +32,42 @@ export async function updateFailureStreak(
     .returning(['consecutive_failures', 'status'])
     .executeTakeFirst();
   if (!row || !pausesAfter(row.consecutive_failures, row.status)) return false;
-  await endpointWhere(
-    trx.updateTable('webhook_endpoints').set({
-      status: 'paused',
-      paused_reason: `${row.consecutive_failures} consecutive deliveries failed every attempt`,
-      updated_at: now,
-    }),
-  ).execute();
-  await holdQueuedDeliveries(trx, delivery.tenantId, delivery.endpointId);
-  // The owners hear of it by e-mail, in this transaction: the pause and its mail commit together.
+  await pauseEndpoint(trx, delivery, { kind: 'failures', count: row.consecutive_failures }, now);
+  return true;
+}
+
+/** Why an endpoint was paused automatically: a streak of failed deliveries, or a 410 Gone answer. */
+export type AutomaticPause = { kind: 'failures'; count: number } | { kind: 'gone' };
+
+/** The paused_reason an automatic pause answers. */
+export function pausedReasonOf(reason: AutomaticPause): string {
+  return reason.kind === 'gone' ? 'gone' : `${reason.count} consecutive deliveries failed every attempt`;
+}
+
+/**
+ * Pauses an active endpoint automatically: its queued deliveries are held and its owners mailed, in
+ * the caller's transaction (the pause and its mail commit together). The caller has read the endpoint
+ * as active under its row lock.
+ */
+export async function pauseEndpoint(
+  trx: Db,
+  delivery: { tenantId: number; endpointId: number },
+  reason: AutomaticPause,
+  now: number,
+): Promise<void> {
   const endpoint = await trx
-    .selectFrom('webhook_endpoints')
-    .select(['url', 'description'])
+    .updateTable('webhook_endpoints')
+    .set({ status: 'paused', paused_reason: pausedReasonOf(reason), updated_at: now })
     .where('tenant_id', '=', delivery.tenantId)
     .where('id', '=', delivery.endpointId)
+    .returning(['url', 'description'])
     .executeTakeFirstOrThrow();
+  await holdQueuedDeliveries(trx, delivery.tenantId, delivery.endpointId);
   await writeEndpointPausedMail(
     { db: trx, tenantId: delivery.tenantId },
-    {
-      url: endpoint.url,
-      description: endpoint.description,
-      reason: { kind: 'failures', count: row.consecutive_failures },
-    },
+    { url: endpoint.url, description: endpoint.description, reason },
     now,
   );
-  return true;
 }
 
 /** Pausing: queued deliveries of the endpoint wait as `held` (tests and redeliveries excepted). */

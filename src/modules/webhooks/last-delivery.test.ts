@@ -95,7 +95,7 @@ forEachDialect('last delivery of webhook endpoints', (database) => {
           return args.result;
         },
       });
-      const endpoints = await listWebhookEndpoints({ db, tenantId: f.farm.id });
+      const endpoints = await listWebhookEndpoints({ db, tenantId: f.farm.id }, f.t.clock.now());
       return { count, endpoints: endpoints.length };
     };
     const one = await f.endpoint();

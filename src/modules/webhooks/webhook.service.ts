@@ -5,6 +5,12 @@ import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { AppError, conflict, notFound, validationFailed } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
+import {
+  type CustomHeaders,
+  customHeaderProblems,
+  parseCustomHeaders,
+  storedCustomHeaders,
+} from './custom-headers.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newDeliveryRow } from './outbox.js';
@@ -30,6 +36,7 @@ import {
   requeueForRedelivery,
   updateEndpoint,
 } from './webhook.repository.js';
+import { DEFAULT_PREVIOUS_SECRET_SECONDS } from './webhook.schemas.js';
 
 /** Test messages of one endpoint queued or in flight at a time. */
 export const TEST_MESSAGES_QUEUED = 5;
@@ -53,6 +60,8 @@ export interface Endpoint {
   paused_reason: string | null;
   consecutive_failures: number;
   held_count: number;
+  headers: CustomHeaders;
+  previous_secret_expires_at: string | null;
   last_delivery: LastDelivery | null;
   created_at: string;
   updated_at: string;
@@ -91,6 +100,8 @@ export interface EndpointInput {
   url: string;
   events: string[];
   description?: string;
+  /** null (on change): remove them all. */
+  headers?: CustomHeaders | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -101,7 +112,13 @@ interface EndpointLog {
   last: LastDeliveryRow | undefined;
 }
 
-function toEndpoint(row: EndpointRow, log: EndpointLog, secret?: string): Endpoint {
+/**
+ * The answer for an endpoint at `now` (a previous secret past its expiry no longer signs: none shown).
+ * Custom headers are answered with their values: the API is the owners' only, as is the secret.
+ */
+function toEndpoint(row: EndpointRow, log: EndpointLog, now: number, secret?: string): Endpoint {
+  const previousUntil =
+    row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at);
   return {
     id: row.public_id,
     url: row.url,
@@ -111,6 +128,11 @@ function toEndpoint(row: EndpointRow, log: EndpointLog, secret?: string): Endpoi
     paused_reason: row.paused_reason,
     consecutive_failures: row.consecutive_failures,
     held_count: log.held,
+    headers: parseCustomHeaders(row.headers) ?? {},
+    previous_secret_expires_at:
+      row.previous_secret_encrypted !== null && previousUntil !== null && previousUntil > now
+        ? iso(previousUntil)
+        : null,
     last_delivery: log.last === undefined ? null : toLastDelivery(log.last),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -164,6 +186,14 @@ function normalizeEvents(events: string[]): string[] {
   return unique.includes('*') ? ['*'] : unique;
 }
 
+/** The owner's headers as they may be stored: a 422 naming each header that may not be set. */
+function checkedCustomHeaders(headers: CustomHeaders | null): string | null {
+  if (headers === null) return null;
+  const problems = customHeaderProblems(headers);
+  if (problems.length > 0) throw validationFailed(problems);
+  return storedCustomHeaders(headers);
+}
+
 async function requireEndpoint(scope: Scope, id: string): Promise<EndpointRow> {
   const row = await findEndpoint(scope, id);
   if (!row) throw notFound();
@@ -182,15 +212,15 @@ async function logOf(scope: Scope, row: EndpointRow): Promise<EndpointLog> {
   return (await logsOf(scope, [row]))(row);
 }
 
-export async function listWebhookEndpoints(scope: Scope): Promise<Endpoint[]> {
+export async function listWebhookEndpoints(scope: Scope, now: number): Promise<Endpoint[]> {
   const rows = await listEndpoints(scope);
   const log = await logsOf(scope, rows);
-  return rows.map((r) => toEndpoint(r, log(r)));
+  return rows.map((r) => toEndpoint(r, log(r), now));
 }
 
-export async function getWebhookEndpoint(scope: Scope, id: string): Promise<Endpoint> {
+export async function getWebhookEndpoint(scope: Scope, id: string, now: number): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
-  return toEndpoint(row, await logOf(scope, row));
+  return toEndpoint(row, await logOf(scope, row), now);
 }
 
 export async function createWebhookEndpoint(
@@ -199,6 +229,7 @@ export async function createWebhookEndpoint(
   input: EndpointInput,
 ): Promise<Endpoint> {
   const url = input.url.trim();
+  const headers = checkedCustomHeaders(input.headers ?? null);
   await assertReceivingUrl(deps, url);
   const now = deps.clock.now();
   const publicId = prefixedId('ep');
@@ -209,13 +240,14 @@ export async function createWebhookEndpoint(
     description: input.description ?? '',
     events: JSON.stringify(normalizeEvents(input.events)),
     secret_encrypted: encryptSecret(deps.secretKey, secret, publicId),
+    headers,
     status: 'active',
     paused_reason: null,
     consecutive_failures: 0,
     created_at: now,
     updated_at: now,
   });
-  return toEndpoint(row, { held: 0, last: undefined }, secret);
+  return toEndpoint(row, { held: 0, last: undefined }, now, secret);
 }
 
 export async function changeWebhookEndpoint(
@@ -226,14 +258,17 @@ export async function changeWebhookEndpoint(
 ): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
   const url = input.url?.trim();
+  const headers = input.headers === undefined ? undefined : checkedCustomHeaders(input.headers);
   if (url !== undefined && url !== row.url) await assertReceivingUrl(deps, url);
+  const now = deps.clock.now();
   const updated = await updateEndpoint(scope, row.id, {
     ...(url === undefined ? {} : { url }),
     ...(input.events === undefined ? {} : { events: JSON.stringify(normalizeEvents(input.events)) }),
     ...(input.description === undefined ? {} : { description: input.description }),
-    updated_at: deps.clock.now(),
+    ...(headers === undefined ? {} : { headers }),
+    updated_at: now,
   });
-  return toEndpoint(updated, await logOf(scope, updated));
+  return toEndpoint(updated, await logOf(scope, updated), now);
 }
 
 /** Holds an endpoint's row until the caller's transaction ends (PostgreSQL): If-Match and its write. */
@@ -246,14 +281,29 @@ export async function removeWebhookEndpoint(scope: Scope, id: string): Promise<v
   await deleteEndpoint(scope, row.id);
 }
 
-export async function rotateWebhookSecret(deps: WebhookDeps, scope: Scope, id: string): Promise<Endpoint> {
+/**
+ * A new secret, answered once. The current one keeps signing beside it for `expirePreviousInSeconds`
+ * (0: stops at once). Rotating during an overlap makes the current secret the previous one: the
+ * older one stops signing then, so at most two secrets ever sign.
+ */
+export async function rotateWebhookSecret(
+  deps: WebhookDeps,
+  scope: Scope,
+  id: string,
+  expirePreviousInSeconds = DEFAULT_PREVIOUS_SECRET_SECONDS,
+): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
   const secret = newWebhookSecret();
+  const now = deps.clock.now();
+  const overlap = expirePreviousInSeconds > 0;
   const updated = await updateEndpoint(scope, row.id, {
     secret_encrypted: encryptSecret(deps.secretKey, secret, row.public_id),
-    updated_at: deps.clock.now(),
+    // Encrypted under the same key and bound to the same endpoint: the stored text moves as it is.
+    previous_secret_encrypted: overlap ? row.secret_encrypted : null,
+    previous_secret_expires_at: overlap ? now + expirePreviousInSeconds * 1000 : null,
+    updated_at: now,
   });
-  return toEndpoint(updated, await logOf(scope, updated), secret);
+  return toEndpoint(updated, await logOf(scope, updated), now, secret);
 }
 
 /** Re-enables an endpoint: the failure streak restarts and held deliveries resume, oldest first. */
@@ -268,7 +318,7 @@ export async function enableWebhookEndpoint(deps: WebhookDeps, scope: Scope, id:
       updated_at: row.status === 'paused' ? now : row.updated_at,
     });
     if ((await releaseHeldDeliveries(tx, row.id, now)) > 0) await notifyDeliveryWorkers(tx.db);
-    return toEndpoint(updated, await logOf(tx, updated));
+    return toEndpoint(updated, await logOf(tx, updated), now);
   });
 }
 
