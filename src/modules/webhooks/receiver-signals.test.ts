@@ -92,6 +92,8 @@ forEachDialect('webhook deliveries: receivers’ signals', (database) => {
 
   /** The delivery's next attempt after one answer, and whether nothing goes before it. */
   async function nextAttemptAfter(answer: { status: number; headers?: Record<string, string> }) {
+    // One endpoint at a time: every endpoint subscribes to every event.
+    await f.reset();
     const ep = await endpoint((_req, n) => (n === 0 ? answer : undefined));
     await emit('iot.alert.raised', { alert_id: 7 });
     const sentAt = t.clock.now();
