@@ -1372,7 +1372,7 @@ export interface paths {
         };
         /** A webhook endpoint */
         get: operations["getWebhookEndpoint"];
-        /** Change the url, events or description of a webhook endpoint */
+        /** Change the url, events, description or headers of a webhook endpoint */
         put: operations["updateWebhookEndpoint"];
         post?: never;
         /** Remove a webhook endpoint with its queued deliveries and log */
@@ -1442,7 +1442,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the secret; the answer shows the new one, once, and the old one stops signing */
+        /**
+         * Replace the secret; the answer shows the new one, once; the old one signs too until it expires
+         * @description Until `previous_secret_expires_at` every message carries both signatures: two `v1,` entries in `webhook-signature` (new first), `X-Service-Signature` with the new secret and `X-Service-Signature-Previous` with the old one. The body may be left out.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -2778,50 +2781,6 @@ export interface components {
             picture?: string | null;
             role?: "owner" | "staff";
             username?: string;
-        } & {
-            [key: string]: unknown;
-        };
-        WebhookEndpoint: {
-            /** @description Deliveries in a row that failed every attempt */
-            consecutive_failures: number;
-            /** @description ISO 8601 UTC */
-            created_at: string;
-            description: string;
-            events: string[];
-            /** @description Deliveries waiting while the endpoint is paused */
-            held_count: number;
-            id: string;
-            last_delivery: {
-                attempted_at: string | null;
-                /** @description ISO 8601 UTC */
-                created_at: string;
-                event_type: string;
-                /** @description msg_… */
-                id: string;
-                response_status: number | null;
-                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
-            } | null;
-            paused_reason: string | null;
-            status: "active" | "paused";
-            /** @description ISO 8601 UTC */
-            updated_at: string;
-            url: string;
-        };
-        WebhookEndpointCreate: {
-            description?: string;
-            /** @description Event kinds to receive, or ["*"] for all */
-            events: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
-            /** @description https URL of a public server; no credentials */
-            url: string;
-        } & {
-            [key: string]: unknown;
-        };
-        WebhookEndpointUpdate: {
-            description?: string;
-            /** @description Event kinds to receive, or ["*"] for all */
-            events?: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
-            /** @description https URL of a public server; no credentials */
-            url?: string;
         } & {
             [key: string]: unknown;
         };
@@ -9803,7 +9762,37 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookEndpoint"][];
+                    "application/json": {
+                        /** @description Deliveries in a row that failed every attempt */
+                        consecutive_failures: number;
+                        /** @description ISO 8601 UTC */
+                        created_at: string;
+                        description: string;
+                        events: string[];
+                        /** @description The owner's request headers, sent on every attempt ({} for none) */
+                        headers: {
+                            [key: string]: string;
+                        };
+                        /** @description Deliveries waiting while the endpoint is paused */
+                        held_count: number;
+                        id: string;
+                        last_delivery: {
+                            attempted_at: string | null;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            event_type: string;
+                            /** @description msg_… */
+                            id: string;
+                            response_status: number | null;
+                            status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                        } | null;
+                        paused_reason: string | null;
+                        previous_secret_expires_at: string | null;
+                        status: "active" | "paused";
+                        /** @description ISO 8601 UTC */
+                        updated_at: string;
+                        url: string;
+                    }[];
                 };
             };
             /** @description The error shape */
@@ -9829,7 +9818,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointCreate"];
+                "application/json": {
+                    description?: string;
+                    /** @description Event kinds to receive, or ["*"] for all */
+                    events: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
+                    /** @description Request headers sent on every attempt, name → value (at most 10; values up to 1024 printable characters on one line). Refused, ignoring case: webhook-*, x-service-*, user-agent, content-*, host, proxy-* and the hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, expect). */
+                    headers?: {
+                        [key: string]: string;
+                    };
+                    /** @description https URL of a public server; no credentials */
+                    url: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -9849,6 +9850,10 @@ export interface operations {
                             created_at: string;
                             description: string;
                             events: string[];
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -9863,6 +9868,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description whsec_…; shown only in this answer */
                             secret: string;
                             status: "active" | "paused";
@@ -9917,7 +9923,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
                     };
                 };
             };
@@ -9956,7 +9992,19 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+                "application/json": {
+                    description?: string;
+                    /** @description Event kinds to receive, or ["*"] for all */
+                    events?: ("iot.alert.raised" | "iot.alert.resolved" | "iot.device.offline" | "iot.device.online" | "harvest.batch.created" | "*")[];
+                    /** @description Request headers sent on every attempt, name → value (at most 10; values up to 1024 printable characters on one line). Refused, ignoring case: webhook-*, x-service-*, user-agent, content-*, host, proxy-* and the hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, expect). Replaces the whole set; {} or null removes them all. */
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
+                    /** @description https URL of a public server; no credentials */
+                    url?: string;
+                } & {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -9969,7 +10017,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
                     };
                 };
             };
@@ -10178,7 +10256,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["WebhookEndpoint"];
+                        data: {
+                            /** @description Deliveries in a row that failed every attempt */
+                            consecutive_failures: number;
+                            /** @description ISO 8601 UTC */
+                            created_at: string;
+                            description: string;
+                            events: string[];
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
+                            /** @description Deliveries waiting while the endpoint is paused */
+                            held_count: number;
+                            id: string;
+                            last_delivery: {
+                                attempted_at: string | null;
+                                /** @description ISO 8601 UTC */
+                                created_at: string;
+                                event_type: string;
+                                /** @description msg_… */
+                                id: string;
+                                response_status: number | null;
+                                status: "pending" | "retrying" | "succeeded" | "failed" | "held";
+                            } | null;
+                            paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
+                            status: "active" | "paused";
+                            /** @description ISO 8601 UTC */
+                            updated_at: string;
+                            url: string;
+                        };
                     };
                 };
             };
@@ -10215,7 +10323,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the previous secret keeps signing beside the new one (default 86400: 24 hours; 0 stops it at once). A rotation during an overlap makes the current secret the previous one; the older one stops signing. */
+                    expire_previous_in_seconds?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -10233,6 +10350,10 @@ export interface operations {
                             created_at: string;
                             description: string;
                             events: string[];
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10247,6 +10368,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description whsec_…; shown only in this answer */
                             secret: string;
                             status: "active" | "paused";
@@ -10728,7 +10850,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -10752,6 +10874,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -10811,6 +10938,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotAlertRaised: {
@@ -10823,7 +10964,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -10847,6 +10988,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -10920,6 +11066,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotAlertResolved: {
@@ -10932,7 +11092,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -10956,6 +11116,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11038,6 +11203,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotDeviceOffline: {
@@ -11050,7 +11229,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11074,6 +11253,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11135,6 +11319,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotDeviceOnline: {
@@ -11147,7 +11345,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11171,6 +11369,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11239,6 +11442,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onWebhookTest: {
@@ -11251,7 +11468,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11275,6 +11492,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11320,6 +11542,20 @@ export interface operations {
             };
             /** @description Refused (a bad signature, say): a failure, retried on the schedule */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
