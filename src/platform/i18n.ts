@@ -118,6 +118,16 @@ const en = {
   'webhook.since_not_before_until': 'must be before until',
   'webhook.recover_too_many':
     'selects {count} failed deliveries; at most {limit} can be sent again at once: narrow the window',
+  'webhook.header.too_many': 'holds {count} headers; at most {limit} can be set',
+  'webhook.header.name_invalid':
+    "has a name that is not an HTTP header name ({name}): use letters, digits and !#$%&'*+-.^_`|~",
+  'webhook.header.name_too_long': 'has a name longer than {limit} characters',
+  'webhook.header.reserved_own': 'cannot be set: {name} is one of the headers Furrow sets and signs itself',
+  'webhook.header.reserved_http':
+    'cannot be set: {name} belongs to HTTP itself (content-*, host and connection headers)',
+  'webhook.header.duplicate': 'is given twice ({name}): header names ignore case',
+  'webhook.header.value_invalid': 'must be printable text on one line (no line breaks or control characters)',
+  'webhook.header.value_too_long': 'is longer than {limit} characters',
   // Notifications
   'notifications.unknown_user': 'is not a user of this farm: {id}',
   // Resources
@@ -251,6 +261,17 @@ const vi: Record<MessageKey, string> = {
   'webhook.since_not_before_until': 'phải trước until',
   'webhook.recover_too_many':
     'chọn {count} lần gửi thất bại; mỗi lần chỉ gửi lại được tối đa {limit}: hãy thu hẹp khoảng thời gian',
+  'webhook.header.too_many': 'có {count} tiêu đề; chỉ được đặt tối đa {limit}',
+  'webhook.header.name_invalid':
+    "có tên không phải tên tiêu đề HTTP ({name}): dùng chữ cái, chữ số và !#$%&'*+-.^_`|~",
+  'webhook.header.name_too_long': 'có tên dài hơn {limit} ký tự',
+  'webhook.header.reserved_own': 'không được đặt: {name} là tiêu đề do Furrow tự đặt và ký',
+  'webhook.header.reserved_http':
+    'không được đặt: {name} thuộc về chính HTTP (content-*, host và các tiêu đề kết nối)',
+  'webhook.header.duplicate': 'bị lặp lại ({name}): tên tiêu đề không phân biệt chữ hoa chữ thường',
+  'webhook.header.value_invalid':
+    'phải là văn bản in được trên một dòng (không xuống dòng, không ký tự điều khiển)',
+  'webhook.header.value_too_long': 'dài hơn {limit} ký tự',
   // Notifications
   'notifications.unknown_user': 'không phải người dùng của trang trại này: {id}',
   // Resources

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/types.js';
 import { ClaimShares } from './claim-shares.js';
+import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 import {
   dueHeads,
   endpointsWithQueuedDeliveries,
@@ -29,6 +30,11 @@ export interface ClaimedDelivery {
   url: string;
   endpointPublicId: string;
   secretEncrypted: string;
+  /** A rotated-out secret that signs too until `previousSecretExpiresAt` (null: none). */
+  previousSecretEncrypted: string | null;
+  previousSecretExpiresAt: number | null;
+  /** The owner's own request headers (null: none). */
+  customHeaders: CustomHeaders | null;
   /** This claim's lease token: recording the attempt or releasing the lease must present it. */
   leaseToken: string;
 }
@@ -150,6 +156,9 @@ async function leaseDeliveries(
       'e.url',
       'e.public_id as endpoint_public_id',
       'e.secret_encrypted',
+      'e.previous_secret_encrypted',
+      'e.previous_secret_expires_at',
+      'e.headers',
       (eb) =>
         eb
           .selectFrom('webhook_deliveries')
@@ -175,6 +184,10 @@ async function leaseDeliveries(
     url: r.url,
     endpointPublicId: r.endpoint_public_id,
     secretEncrypted: r.secret_encrypted,
+    previousSecretEncrypted: r.previous_secret_encrypted,
+    previousSecretExpiresAt:
+      r.previous_secret_expires_at === null ? null : Number(r.previous_secret_expires_at),
+    customHeaders: parseCustomHeaders(r.headers),
     leaseToken: lease.token,
   }));
   const nextDueAt = rows[0]?.next_due_at;

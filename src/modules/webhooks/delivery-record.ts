@@ -5,8 +5,8 @@ import { isPostgresDb } from '../../platform/db/database.js';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
-import { nextDeliveryState } from './delivery-policy.js';
-import { updateFailureStreak } from './endpoint-pause.js';
+import { GONE_STATUS, nextDeliveryState, retryAfterDelayMs } from './delivery-policy.js';
+import { pauseEndpoint, updateFailureStreak } from './endpoint-pause.js';
 
 export interface AttemptOutcome {
   startedAt: number;
@@ -16,6 +16,8 @@ export interface AttemptOutcome {
   error: string | null;
   responseExcerpt: string | null;
   requestHeaders: Record<string, string>;
+  /** The receiver's Retry-After on a 429 or 503 answer, as sent. */
+  retryAfter?: string;
 }
 
 export interface RecordedAttempt {
@@ -23,6 +25,8 @@ export interface RecordedAttempt {
   recorded: boolean;
   status?: DeliveryStatus;
   endpointPaused?: boolean;
+  /** Why it was paused here: a streak of failures, or the receiver's 410 Gone. */
+  pausedFor?: 'failures' | 'gone';
   /** When a retrying delivery falls due again (retrying only). */
   nextAttemptAt?: number;
 }
@@ -34,8 +38,9 @@ export interface RecordOptions {
 
 /**
  * Records an attempt and moves the delivery on: succeeded, retrying (after the schedule's next
- * delay), failed, or held (the endpoint was paused meanwhile). A fully failed delivery extends the
- * endpoint's failure streak and pauses it at PAUSE_AFTER_FAILURES; a success ends the streak.
+ * delay, or later when the receiver's Retry-After asks), failed, or held (the endpoint was paused
+ * meanwhile). A fully failed delivery extends the endpoint's failure streak and pauses it at
+ * PAUSE_AFTER_FAILURES; a success ends the streak. A 410 Gone pauses the endpoint at once.
  */
 export async function recordAttempt(
   db: Kysely<Database>,
@@ -111,10 +116,13 @@ async function recordIn(
   if (isPostgresDb(trx)) current = current.forUpdate();
   const row = await current.executeTakeFirst();
   if (!row || !['pending', 'retrying', 'held'].includes(row.status)) return { recorded: false };
+  const gone = !outcome.ok && outcome.statusCode === GONE_STATUS;
   const { status, nextAttemptAt, finished } = nextDeliveryState({
     number,
     maxAttempts,
     ok: outcome.ok,
+    gone,
+    retryAfterMs: retryAfterDelayMs(outcome.retryAfter, now),
     current: row.status,
     endpointStatus: endpoint?.status,
     countsTowardPause: delivery.countsTowardPause,
@@ -153,11 +161,24 @@ async function recordIn(
     })
     .execute();
 
-  let endpointPaused = false;
-  if (finished && delivery.countsTowardPause) {
-    endpointPaused = await updateFailureStreak(trx, delivery, status === 'succeeded', now);
+  let pausedFor: RecordedAttempt['pausedFor'];
+  if (gone && endpoint?.status === 'active') {
+    // The receiver says the URL is gone for good: paused at once, whatever kind of delivery asked.
+    if (
+      await pauseEndpoint(
+        { db: trx, tenantId: delivery.tenantId },
+        delivery.endpointId,
+        { kind: 'gone' },
+        now,
+      )
+    )
+      pausedFor = 'gone';
+  } else if (finished && delivery.countsTowardPause) {
+    if (await updateFailureStreak(trx, delivery, status === 'succeeded', now)) pausedFor = 'failures';
   }
+  const endpointPaused = pausedFor !== undefined;
+  const paused = endpointPaused ? { endpointPaused, pausedFor } : { endpointPaused };
   return nextAttemptAt === null
-    ? { recorded: true, status, endpointPaused }
-    : { recorded: true, status, endpointPaused, nextAttemptAt };
+    ? { recorded: true, status, ...paused }
+    : { recorded: true, status, ...paused, nextAttemptAt };
 }

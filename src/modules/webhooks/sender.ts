@@ -63,7 +63,12 @@ export interface SendResult {
   error: string | null;
   responseExcerpt: string | null;
   durationMs: number;
+  /** The receiver's Retry-After, as sent, on a 429 or 503 answer (see delivery-policy.ts). */
+  retryAfter?: string;
 }
+
+/** Answers whose Retry-After moves the next attempt later. */
+const RETRY_AFTER_STATUSES = new Set([429, 503]);
 
 export interface Sender {
   send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
@@ -145,7 +150,15 @@ export function createSender(options: SenderOptions): Sender {
         } else if (!ok) {
           error = `receiver answered HTTP ${status}`;
         }
-        return { ok, statusCode: status, error, responseExcerpt: excerpt, durationMs: elapsed() };
+        const retryAfter = RETRY_AFTER_STATUSES.has(status) ? response.headers['retry-after'] : undefined;
+        return {
+          ok,
+          statusCode: status,
+          error,
+          responseExcerpt: excerpt,
+          durationMs: elapsed(),
+          ...(typeof retryAfter === 'string' ? { retryAfter: retryAfter.slice(0, 100) } : {}),
+        };
       } catch (err) {
         let error: string;
         if (innermost(err)?.code === 'UND_ERR_CONNECT_TIMEOUT') {

@@ -29,6 +29,27 @@ describe('webhook signing', () => {
     assert.throws(() => new Webhook(newWebhookSecret()).verify(body, headers));
   });
 
+  it('signs with both secrets during a rotation overlap, each verifiable on its own', () => {
+    const [current, previous, other] = [newWebhookSecret(), newWebhookSecret(), newWebhookSecret()];
+    const body = JSON.stringify({ id: 'msg_y', type: 'iot.alert.raised', data: { alert_id: 1 } });
+    const now = Math.floor(Date.now() / 1000);
+    const message = { id: 'msg_y', eventType: 'iot.alert.raised', body };
+    const headers = signPayload(current, message, now, previous);
+    const alone = signPayload(current, message, now);
+    const before = signPayload(previous, message, now);
+    assert.equal(
+      headers['webhook-signature'],
+      `${alone['webhook-signature']} ${before['webhook-signature']}`,
+    );
+    assert.equal(headers['X-Service-Signature'], alone['X-Service-Signature']);
+    assert.equal(headers['X-Service-Signature-Previous'], before['X-Service-Signature']);
+    for (const secret of [current, previous]) {
+      assert.deepEqual(new Webhook(secret).verify(body, headers), JSON.parse(body));
+    }
+    assert.throws(() => new Webhook(other).verify(body, headers));
+    assert.equal('X-Service-Signature-Previous' in alone, false);
+  });
+
   it('makes secrets of whsec_ and 32 random bytes', () => {
     const secret = newWebhookSecret();
     assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);

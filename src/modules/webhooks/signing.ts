@@ -1,6 +1,7 @@
 // Webhook secrets and signatures. A secret is `whsec_` + base64 of 32 random bytes, kept
 // encrypted at rest (AES-256-GCM under FURROW_SECRET_KEY). Every attempt is signed afresh with
-// two header sets: Furrow's X-Service-* and the Standard Webhooks ones.
+// two header sets: Furrow's X-Service-* and the Standard Webhooks ones. During a rotation's overlap
+// the previous secret signs too: a second `v1,` signature and X-Service-Signature-Previous.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
@@ -17,6 +18,8 @@ export interface SignedHeaders {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
+  /** Only while a rotated-out secret still signs. */
+  'X-Service-Signature-Previous'?: string;
 }
 
 /** X-Service-Signature: HMAC-SHA256 keyed with the whole secret string over `timestamp.body`. */
@@ -33,21 +36,33 @@ export function standardSignature(secret: string, id: string, timestamp: string,
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
+/**
+ * The signed headers of one attempt. With `previousSecret` (a rotation's overlap) `webhook-signature`
+ * carries both signatures, the new one first, space-separated as Standard Webhooks lists them, and
+ * X-Service-Signature-Previous is the X-Service-Signature the previous secret makes.
+ */
 export function signPayload(
   secret: string,
   message: { id: string; eventType: string; body: string },
   timestampSeconds: number,
+  previousSecret?: string | null,
 ): SignedHeaders {
   const timestamp = String(timestampSeconds);
-  return {
+  const { id, body } = message;
+  const headers: SignedHeaders = {
     'X-Service-Event': message.eventType,
-    'X-Service-Delivery': message.id,
+    'X-Service-Delivery': id,
     'X-Service-Timestamp': timestamp,
-    'X-Service-Signature': serviceSignature(secret, timestamp, message.body),
-    'webhook-id': message.id,
+    'X-Service-Signature': serviceSignature(secret, timestamp, body),
+    'webhook-id': id,
     'webhook-timestamp': timestamp,
-    'webhook-signature': standardSignature(secret, message.id, timestamp, message.body),
+    'webhook-signature': standardSignature(secret, id, timestamp, body),
   };
+  if (previousSecret) {
+    headers['webhook-signature'] += ` ${standardSignature(previousSecret, id, timestamp, body)}`;
+    headers['X-Service-Signature-Previous'] = serviceSignature(previousSecret, timestamp, body);
+  }
+  return headers;
 }
 
 const CIPHER_VERSION = 'v1';

@@ -49,6 +49,8 @@ forEachDialect('webhook management API', (database) => {
         paused_reason: null,
         consecutive_failures: 0,
         held_count: 0,
+        headers: {},
+        previous_secret_expires_at: null,
         last_delivery: null,
         filters: null,
       },
@@ -86,12 +88,96 @@ forEachDialect('webhook management API', (database) => {
     assert.equal(partial.body.data.url, 'https://[2606:4700::1111]/in');
   });
 
-  it('rotates the secret: a new one, shown once', async () => {
+  it('rotates the secret: a new one, shown once; the old one signs for 24 h unless told otherwise', async () => {
     const ep = (await create()).body.data;
     const res = await owner.post(`/api/webhooks/${ep.id}/rotate-secret`);
     assert.equal(res.status, 200);
     assert.match(res.body.data.secret, /^whsec_/);
     assert.notEqual(res.body.data.secret, ep.secret);
+    const day = new Date(t.clock.now() + 86_400_000).toISOString();
+    assert.equal(res.body.data.previous_secret_expires_at, day);
+    assert.equal((await owner.get(`/api/webhooks/${ep.id}`)).body.data.previous_secret_expires_at, day);
+    const hour = await owner.post(`/api/webhooks/${ep.id}/rotate-secret`, {
+      json: { expire_previous_in_seconds: 3600 },
+    });
+    assert.equal(
+      hour.body.data.previous_secret_expires_at,
+      new Date(t.clock.now() + 3_600_000).toISOString(),
+    );
+    const now = await owner.post(`/api/webhooks/${ep.id}/rotate-secret`, {
+      json: { expire_previous_in_seconds: 0 },
+    });
+    assert.equal(now.status, 200);
+    assert.equal(now.body.data.previous_secret_expires_at, null);
+    const stored = await t.database.db
+      .selectFrom('webhook_endpoints')
+      .select(['previous_secret_encrypted', 'previous_secret_expires_at'])
+      .where('public_id', '=', ep.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(stored, { previous_secret_encrypted: null, previous_secret_expires_at: null });
+    for (const bad of [-1, 604_801, 1.5, 'soon']) {
+      const res = await owner.post(`/api/webhooks/${ep.id}/rotate-secret`, {
+        json: { expire_previous_in_seconds: bad },
+      });
+      assert.equal(res.status, 422, String(bad));
+      assert.equal(res.body[0].meta.errors[0].field, 'expire_previous_in_seconds');
+    }
+    const week = await owner.post(`/api/webhooks/${ep.id}/rotate-secret`, {
+      json: { expire_previous_in_seconds: 604_800 },
+    });
+    assert.equal(week.status, 200);
+  });
+
+  it('keeps custom headers, answers them to owners, and refuses the ones it must not send', async () => {
+    const headers = { Authorization: 'Bearer gw-token-1', 'X-Farm': 'north field' };
+    const res = await create({ headers });
+    assert.equal(res.status, 201, res.text);
+    assert.deepEqual(res.body.data.headers, headers);
+    const id = res.body.data.id;
+    assert.deepEqual((await owner.get(`/api/webhooks/${id}`)).body.data.headers, headers);
+    const changed = await owner.put(`/api/webhooks/${id}`, { json: { headers: { 'X-Only': '1' } } });
+    assert.deepEqual(changed.body.data.headers, { 'X-Only': '1' }, 'a change replaces the whole set');
+    const kept = await owner.put(`/api/webhooks/${id}`, { json: { description: 'still there' } });
+    assert.deepEqual(kept.body.data.headers, { 'X-Only': '1' });
+    assert.deepEqual(
+      (await owner.put(`/api/webhooks/${id}`, { json: { headers: null } })).body.data.headers,
+      {},
+    );
+
+    const refused: [Record<string, string>, string, RegExp][] = [
+      [{ 'Webhook-Signature': 'x' }, 'headers.Webhook-Signature', /Furrow sets and signs itself/],
+      [{ 'x-service-event': 'x' }, 'headers.x-service-event', /Furrow sets and signs itself/],
+      [{ 'User-Agent': 'x' }, 'headers.User-Agent', /Furrow sets and signs itself/],
+      [{ 'Content-Type': 'text/plain' }, 'headers.Content-Type', /belongs to HTTP itself/],
+      [{ HOST: 'evil.example' }, 'headers.HOST', /belongs to HTTP itself/],
+      [{ 'Transfer-Encoding': 'chunked' }, 'headers.Transfer-Encoding', /belongs to HTTP itself/],
+      [{ 'Proxy-Authorization': 'x' }, 'headers.Proxy-Authorization', /belongs to HTTP itself/],
+      [{ Connection: 'close' }, 'headers.Connection', /belongs to HTTP itself/],
+      [{ 'Bad Name': 'x' }, 'headers.Bad Name', /not an HTTP header name/],
+      [{ 'X-Inject': 'a\r\nX-Evil: 1' }, 'headers.X-Inject', /on one line/],
+      [{ 'X-Long': 'v'.repeat(1025) }, 'headers.X-Long', /longer than 1024/],
+      [{ 'X-A': '1', 'x-a': '2' }, 'headers.x-a', /given twice/],
+    ];
+    for (const [bad, field, message] of refused) {
+      const res = await create({ headers: bad });
+      assert.equal(res.status, 422, `${field}: ${res.text}`);
+      assert.equal(res.body[0].meta.code, 'validation_failed');
+      const [error] = res.body[0].meta.errors;
+      assert.equal(error.field, field);
+      assert.match(error.message, message);
+      assert.ok(!res.text.includes('gw-token'));
+      const change = await owner.put(`/api/webhooks/${id}`, { json: { headers: bad } });
+      assert.equal(change.status, 422, field);
+    }
+    const secretValue = await create({ headers: { 'X-Token': 'hunter2\u0001value' } });
+    assert.equal(secretValue.status, 422);
+    assert.ok(!secretValue.text.includes('hunter2'), 'a refused value is not repeated');
+    const eleven = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`X-H${i}`, String(i)]));
+    const tooMany = await create({ headers: eleven });
+    assert.equal(tooMany.status, 422);
+    assert.equal(tooMany.body[0].meta.errors[0].field, 'headers');
+    const ten = Object.fromEntries(Object.entries(eleven).slice(0, 10));
+    assert.equal((await create({ headers: ten })).status, 201);
   });
 
   it('deletes an endpoint', async () => {
@@ -171,6 +257,7 @@ forEachDialect('webhook management API', (database) => {
       staff.post('/api/webhooks', { json: { url: 'https://93.184.215.14/', events: ['*'] } }),
       staff.get(`/api/webhooks/${ep.id}`),
       staff.post(`/api/webhooks/${ep.id}/rotate-secret`),
+      staff.post(`/api/webhooks/${ep.id}/rotate-secret`, { json: { expire_previous_in_seconds: 0 } }),
       staff.get(`/api/webhooks/${ep.id}/deliveries`),
     ])) {
       assert.equal(res.status, 403);

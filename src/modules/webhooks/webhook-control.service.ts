@@ -13,8 +13,9 @@ export async function pauseWebhookEndpoint(deps: WebhookDeps, scope: Scope, id: 
   return inTransaction(scope, async (tx) => {
     const row = await findEndpointForUpdate(tx, id);
     if (!row) throw notFound();
-    await pauseEndpoint(tx, row.id, { kind: 'owner' }, deps.clock.now());
-    return getWebhookEndpoint(tx, id);
+    const now = deps.clock.now();
+    await pauseEndpoint(tx, row.id, { kind: 'owner' }, now);
+    return getWebhookEndpoint(tx, id, now);
   });
 }
 

@@ -304,9 +304,18 @@ function signatureHeaders(kind: string) {
     header(
       'webhook-signature',
       'Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after ' +
-        '`whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`',
+        '`whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two ' +
+        'of them, space-separated, the new secret first: accept the message when any one matches',
       'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
     ),
+    {
+      ...header(
+        'X-Service-Signature-Previous',
+        'Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires',
+        'sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d',
+      ),
+      required: false,
+    },
   ];
 }
 
@@ -365,6 +374,11 @@ export function webhookDocuments(): Record<string, unknown> {
         responses: {
           '200': { description: 'Received: any 2xx answer' },
           '400': { description: 'Refused (a bad signature, say): a failure, retried on the schedule' },
+          '410': { description: 'Gone: the endpoint is paused at once; this and later messages are held' },
+          '429': {
+            description:
+              'Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h)',
+          },
         },
         security: [],
       },

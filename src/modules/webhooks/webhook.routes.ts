@@ -20,6 +20,7 @@ import {
   EndpointWithSecret,
   RecoverAnswer,
   RecoverBody,
+  RotateSecretBody,
   StatsAnswer,
   StatsQuery,
 } from './webhook.schemas.js';
@@ -28,10 +29,8 @@ import {
   createWebhookEndpoint,
   enableWebhookEndpoint,
   getWebhookEndpoint,
-  listWebhookDeliveries,
   listWebhookEndpoints,
   lockWebhookEndpoint,
-  redeliver,
   removeWebhookEndpoint,
   rotateWebhookSecret,
   sendTestMessage,
@@ -40,6 +39,7 @@ import {
   type WebhookDeps,
 } from './webhook.service.js';
 import { pauseWebhookEndpoint, RECOVER_LIMIT, recoverFailedDeliveries } from './webhook-control.service.js';
+import { listWebhookDeliveries, redeliver } from './webhook-deliveries.service.js';
 import { type StatsWindow, webhookEndpointStats } from './webhook-insight.service.js';
 
 const tag = 'webhooks';
@@ -71,7 +71,10 @@ function webhookResource(deps: WebhookDeps) {
         answer: data(EndpointWithSecret),
         errors: [],
       },
-      update: { summary: 'Change the url, events or description of a webhook endpoint', errors: [] },
+      update: {
+        summary: 'Change the url, events, description or headers of a webhook endpoint',
+        errors: [],
+      },
       remove: {
         summary: 'Remove a webhook endpoint with its queued deliveries and log',
         answer: Confirmation,
@@ -81,7 +84,7 @@ function webhookResource(deps: WebhookDeps) {
     schemas: { id: EndpointId, item: EndpointShape, create: CreateEndpointBody, update: ChangeEndpointBody },
     service: {
       listAll: (ctx) => listWebhookEndpoints(deps, ctx.scope),
-      get: (ctx, id) => getWebhookEndpoint(ctx.scope, id),
+      get: (ctx, id) => getWebhookEndpoint(ctx.scope, id, deps.clock.now()),
       lock: (ctx, id) => lockWebhookEndpoint(ctx.scope, id),
       create: (ctx, input) => createWebhookEndpoint(deps, ctx.scope, input),
       update: (ctx, id, input) => changeWebhookEndpoint(deps, ctx.scope, id, input),
@@ -107,10 +110,18 @@ function webhookResource(deps: WebhookDeps) {
         operationId: 'rotateWebhookSecret',
         path: `${path}/:id/rotate-secret`,
         params: EndpointParams,
-        summary: 'Replace the secret; the answer shows the new one, once, and the old one stops signing',
+        summary:
+          'Replace the secret; the answer shows the new one, once; the old one signs too until it expires',
+        description:
+          'Until `previous_secret_expires_at` every message carries both signatures: two `v1,` entries in ' +
+          '`webhook-signature` (new first), `X-Service-Signature` with the new secret and ' +
+          '`X-Service-Signature-Previous` with the old one. The body may be left out.',
+        body: RotateSecretBody,
         answer: data(EndpointWithSecret),
         errors: [],
-        run: async (ctx, { id }) => ({ data: await rotateWebhookSecret(deps, ctx.scope, id) }),
+        run: async (ctx, { id, body }) => ({
+          data: await rotateWebhookSecret(deps, ctx.scope, id, body.expire_previous_in_seconds),
+        }),
       }),
       action({
         tag,

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { MAX_CUSTOM_HEADERS, MAX_HEADER_VALUE_LENGTH } from './custom-headers.js';
 import { MAX_FILTER_VALUES } from './endpoint-filters.js';
 import { SUBSCRIBABLE } from './events.js';
 
@@ -19,6 +20,12 @@ const Events = Type.Array(Type.Union(SUBSCRIBABLE.map((e) => Type.Literal(e))), 
   description: 'Event kinds to receive, or ["*"] for all',
 });
 const Description = Type.String({ maxLength: 500 });
+const headersDescription =
+  `Request headers sent on every attempt, name → value (at most ${MAX_CUSTOM_HEADERS}; values up to ` +
+  `${MAX_HEADER_VALUE_LENGTH} printable characters on one line). Refused, ignoring case: webhook-*, ` +
+  'x-service-*, user-agent, content-*, host, proxy-* and the hop-by-hop headers (connection, ' +
+  'keep-alive, transfer-encoding, te, trailer, upgrade, expect).';
+const CustomHeaders = Type.Record(Type.String(), Type.String(), { description: headersDescription });
 
 // One `type` list, not a union: the body's type coercion would turn 7 into "7" in a union's first branch.
 const FilterValue = Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] });
@@ -37,7 +44,13 @@ const FiltersInput = Type.Optional(
 );
 
 export const CreateEndpointBody = Type.Object(
-  { url: Url, events: Events, description: Type.Optional(Description), filters: FiltersInput },
+  {
+    url: Url,
+    events: Events,
+    description: Type.Optional(Description),
+    filters: FiltersInput,
+    headers: Type.Optional(CustomHeaders),
+  },
   { additionalProperties: true },
 );
 
@@ -47,6 +60,31 @@ export const ChangeEndpointBody = Type.Object(
     events: Type.Optional(Events),
     description: Type.Optional(Description),
     filters: FiltersInput,
+    headers: Type.Optional(
+      Type.Union([CustomHeaders, Type.Null()], {
+        description: `${headersDescription} Replaces the whole set; {} or null removes them all.`,
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+/** Seconds the previous secret keeps signing after a rotation. */
+export const MAX_PREVIOUS_SECRET_SECONDS = 604_800;
+export const DEFAULT_PREVIOUS_SECRET_SECONDS = 86_400;
+
+export const RotateSecretBody = Type.Object(
+  {
+    expire_previous_in_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_PREVIOUS_SECRET_SECONDS,
+        description:
+          `How long the previous secret keeps signing beside the new one (default ${DEFAULT_PREVIOUS_SECRET_SECONDS}: ` +
+          '24 hours; 0 stops it at once). A rotation during an overlap makes the current secret the ' +
+          'previous one; the older one stops signing.',
+      }),
+    ),
   },
   { additionalProperties: true },
 );
@@ -139,6 +177,15 @@ const endpointFields = {
   paused_reason: Nullable(Type.String()),
   consecutive_failures: Type.Integer({ description: 'Deliveries in a row that failed every attempt' }),
   held_count: Type.Integer({ description: 'Deliveries waiting while the endpoint is paused' }),
+  headers: Type.Record(Type.String(), Type.String(), {
+    description: "The owner's request headers, sent on every attempt ({} for none)",
+  }),
+  previous_secret_expires_at: Nullable(
+    Type.String({
+      description:
+        'ISO 8601 UTC: until when the previous secret signs too, after a rotation; null when none does',
+    }),
+  ),
   last_delivery: Nullable(LastDelivery),
   filters: Nullable(Filters),
   stats_24h: Type.Optional(

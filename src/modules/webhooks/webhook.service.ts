@@ -1,18 +1,23 @@
-// The management API's logic: endpoints with their secrets, test messages, redelivery, enable.
+// The management API's logic: endpoints with their secrets, test messages, enable (the delivery log
+// and redelivery are in webhook-deliveries.service.ts).
 import type { Config } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
-import { AppError, conflict, notFound, validationFailed } from '../../platform/errors.js';
+import { AppError, notFound, validationFailed } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
+import {
+  type CustomHeaders,
+  customHeaderProblems,
+  parseCustomHeaders,
+  storedCustomHeaders,
+} from './custom-headers.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newDeliveryRow } from './outbox.js';
 import { encryptSecret, newWebhookSecret } from './signing.js';
 import {
-  type AttemptRow,
-  attemptsOf,
   countHeld,
   countTestMessages,
   type DeliveryRow,
@@ -25,13 +30,13 @@ import {
   insertEndpoint,
   type LastDeliveryRow,
   lastDeliveries,
-  listDeliveries,
   listEndpoints,
   releaseHeldDeliveries,
-  requeueForRedelivery,
   updateEndpoint,
 } from './webhook.repository.js';
-import { type DeliveryQuery, deliveryFilterOf, filtersOf } from './webhook-inputs.js';
+import { DEFAULT_PREVIOUS_SECRET_SECONDS } from './webhook.schemas.js';
+import { type Delivery, toDelivery } from './webhook-delivery.presenter.js';
+import { filtersOf } from './webhook-inputs.js';
 import { dayStatsOf, type EndpointDayStats } from './webhook-insight.service.js';
 
 /** Test messages of one endpoint queued or in flight at a time. */
@@ -56,6 +61,8 @@ export interface Endpoint {
   paused_reason: string | null;
   consecutive_failures: number;
   held_count: number;
+  headers: CustomHeaders;
+  previous_secret_expires_at: string | null;
   last_delivery: LastDelivery | null;
   filters: EndpointFilters | null;
   /** On the list only: deliveries finished in the last 24 hours (webhook-insight.service.ts). */
@@ -75,30 +82,14 @@ export interface LastDelivery {
   response_status: number | null;
 }
 
-export interface Delivery {
-  id: string;
-  event_type: string;
-  status: DeliveryRow['status'];
-  attempt_count: number;
-  next_attempt_at: string | null;
-  created_at: string;
-  request: { headers: Record<string, string>; body: string };
-  attempts: {
-    number: number;
-    started_at: string;
-    duration_ms: number;
-    status_code: number | null;
-    error: string | null;
-    response_excerpt: string | null;
-  }[];
-}
-
 export interface EndpointInput {
   url: string;
   events: string[];
   description?: string;
   /** null clears them. */
   filters?: unknown;
+  /** null (on change): remove them all. */
+  headers?: CustomHeaders | null;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -109,7 +100,13 @@ interface EndpointLog {
   last: LastDeliveryRow | undefined;
 }
 
-function toEndpoint(row: EndpointRow, log: EndpointLog, secret?: string): Endpoint {
+/**
+ * The answer for an endpoint at `now` (a previous secret past its expiry no longer signs: none shown).
+ * Custom headers are answered with their values: the API is the owners' only, as is the secret.
+ */
+function toEndpoint(row: EndpointRow, log: EndpointLog, now: number, secret?: string): Endpoint {
+  const previousUntil =
+    row.previous_secret_expires_at === null ? null : Number(row.previous_secret_expires_at);
   return {
     id: row.public_id,
     url: row.url,
@@ -119,6 +116,11 @@ function toEndpoint(row: EndpointRow, log: EndpointLog, secret?: string): Endpoi
     paused_reason: row.paused_reason,
     consecutive_failures: row.consecutive_failures,
     held_count: log.held,
+    headers: parseCustomHeaders(row.headers) ?? {},
+    previous_secret_expires_at:
+      row.previous_secret_encrypted !== null && previousUntil !== null && previousUntil > now
+        ? iso(previousUntil)
+        : null,
     last_delivery: log.last === undefined ? null : toLastDelivery(log.last),
     filters: parseFilters(row.filters),
     created_at: iso(row.created_at),
@@ -138,26 +140,6 @@ function toLastDelivery(row: LastDeliveryRow): LastDelivery {
   };
 }
 
-function toDelivery(row: DeliveryRow, attempts: AttemptRow[]): Delivery {
-  return {
-    id: row.public_id,
-    event_type: row.event_type,
-    status: row.status,
-    attempt_count: row.attempt_count,
-    next_attempt_at: row.next_attempt_at === null ? null : iso(row.next_attempt_at),
-    created_at: iso(row.created_at),
-    request: { headers: JSON.parse(row.request_headers) as Record<string, string>, body: row.body },
-    attempts: attempts.map((a) => ({
-      number: a.number,
-      started_at: iso(a.started_at),
-      duration_ms: a.duration_ms,
-      status_code: a.status_code,
-      error: a.error,
-      response_excerpt: a.response_excerpt,
-    })),
-  };
-}
-
 async function assertReceivingUrl(deps: WebhookDeps, url: string): Promise<void> {
   const problem = await checkReceivingUrl(
     url,
@@ -173,7 +155,15 @@ function normalizeEvents(events: string[]): string[] {
   return unique.includes('*') ? ['*'] : unique;
 }
 
-async function requireEndpoint(scope: Scope, id: string): Promise<EndpointRow> {
+/** The owner's headers as they may be stored: a 422 naming each header that may not be set. */
+function checkedCustomHeaders(headers: CustomHeaders | null): string | null {
+  if (headers === null) return null;
+  const problems = customHeaderProblems(headers);
+  if (problems.length > 0) throw validationFailed(problems);
+  return storedCustomHeaders(headers);
+}
+
+export async function requireEndpoint(scope: Scope, id: string): Promise<EndpointRow> {
   const row = await findEndpoint(scope, id);
   if (!row) throw notFound();
   return row;
@@ -199,12 +189,13 @@ export async function listWebhookEndpoints(
   const rows = await listEndpoints(scope);
   const log = await logsOf(scope, rows);
   const day = await dayStatsOf(deps, scope, rows);
-  return rows.map((r) => ({ ...toEndpoint(r, log(r)), stats_24h: day(r.id) }));
+  const now = deps.clock.now();
+  return rows.map((r) => ({ ...toEndpoint(r, log(r), now), stats_24h: day(r.id) }));
 }
 
-export async function getWebhookEndpoint(scope: Scope, id: string): Promise<Endpoint> {
+export async function getWebhookEndpoint(scope: Scope, id: string, now: number): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
-  return toEndpoint(row, await logOf(scope, row));
+  return toEndpoint(row, await logOf(scope, row), now);
 }
 
 export async function createWebhookEndpoint(
@@ -214,6 +205,7 @@ export async function createWebhookEndpoint(
 ): Promise<Endpoint> {
   const url = input.url.trim();
   const filters = filtersOf(input.filters) ?? null;
+  const headers = checkedCustomHeaders(input.headers ?? null);
   await assertReceivingUrl(deps, url);
   const now = deps.clock.now();
   const publicId = prefixedId('ep');
@@ -224,6 +216,7 @@ export async function createWebhookEndpoint(
     description: input.description ?? '',
     events: JSON.stringify(normalizeEvents(input.events)),
     secret_encrypted: encryptSecret(deps.secretKey, secret, publicId),
+    headers,
     status: 'active',
     paused_reason: null,
     consecutive_failures: 0,
@@ -231,7 +224,7 @@ export async function createWebhookEndpoint(
     created_at: now,
     updated_at: now,
   });
-  return toEndpoint(row, { held: 0, last: undefined }, secret);
+  return toEndpoint(row, { held: 0, last: undefined }, now, secret);
 }
 
 export async function changeWebhookEndpoint(
@@ -243,15 +236,18 @@ export async function changeWebhookEndpoint(
   const row = await requireEndpoint(scope, id);
   const url = input.url?.trim();
   const filters = filtersOf(input.filters);
+  const headers = input.headers === undefined ? undefined : checkedCustomHeaders(input.headers);
   if (url !== undefined && url !== row.url) await assertReceivingUrl(deps, url);
+  const now = deps.clock.now();
   const updated = await updateEndpoint(scope, row.id, {
     ...(filters === undefined ? {} : { filters }),
     ...(url === undefined ? {} : { url }),
     ...(input.events === undefined ? {} : { events: JSON.stringify(normalizeEvents(input.events)) }),
     ...(input.description === undefined ? {} : { description: input.description }),
-    updated_at: deps.clock.now(),
+    ...(headers === undefined ? {} : { headers }),
+    updated_at: now,
   });
-  return toEndpoint(updated, await logOf(scope, updated));
+  return toEndpoint(updated, await logOf(scope, updated), now);
 }
 
 /** Holds an endpoint's row until the caller's transaction ends (PostgreSQL): If-Match and its write. */
@@ -264,14 +260,29 @@ export async function removeWebhookEndpoint(scope: Scope, id: string): Promise<v
   await deleteEndpoint(scope, row.id);
 }
 
-export async function rotateWebhookSecret(deps: WebhookDeps, scope: Scope, id: string): Promise<Endpoint> {
+/**
+ * A new secret, answered once. The current one keeps signing beside it for `expirePreviousInSeconds`
+ * (0: stops at once). Rotating during an overlap makes the current secret the previous one: the
+ * older one stops signing then, so at most two secrets ever sign.
+ */
+export async function rotateWebhookSecret(
+  deps: WebhookDeps,
+  scope: Scope,
+  id: string,
+  expirePreviousInSeconds = DEFAULT_PREVIOUS_SECRET_SECONDS,
+): Promise<Endpoint> {
   const row = await requireEndpoint(scope, id);
   const secret = newWebhookSecret();
+  const now = deps.clock.now();
+  const overlap = expirePreviousInSeconds > 0;
   const updated = await updateEndpoint(scope, row.id, {
     secret_encrypted: encryptSecret(deps.secretKey, secret, row.public_id),
-    updated_at: deps.clock.now(),
+    // Encrypted under the same key and bound to the same endpoint: the stored text moves as it is.
+    previous_secret_encrypted: overlap ? row.secret_encrypted : null,
+    previous_secret_expires_at: overlap ? now + expirePreviousInSeconds * 1000 : null,
+    updated_at: now,
   });
-  return toEndpoint(updated, await logOf(scope, updated), secret);
+  return toEndpoint(updated, await logOf(scope, updated), now, secret);
 }
 
 /** Re-enables an endpoint: the failure streak restarts and held deliveries resume, oldest first. */
@@ -286,7 +297,7 @@ export async function enableWebhookEndpoint(deps: WebhookDeps, scope: Scope, id:
       updated_at: row.status === 'paused' ? now : row.updated_at,
     });
     if ((await releaseHeldDeliveries(tx, row.id, now)) > 0) await notifyDeliveryWorkers(tx.db);
-    return toEndpoint(updated, await logOf(tx, updated));
+    return toEndpoint(updated, await logOf(tx, updated), now);
   });
 }
 
@@ -346,45 +357,4 @@ async function assertTestMessageAllowed(
   if (counts.queued >= TEST_MESSAGES_QUEUED) {
     throw tooMany('webhook.test_queue_full', TEST_MESSAGES_QUEUED, deps.config.webhookTimeoutMs);
   }
-}
-
-export async function listWebhookDeliveries(
-  scope: Scope,
-  id: string,
-  query: DeliveryQuery = {},
-  limit = 50,
-): Promise<Delivery[]> {
-  const filter = deliveryFilterOf(query);
-  const endpoint = await requireEndpoint(scope, id);
-  const rows = await listDeliveries(scope, endpoint.id, limit, filter);
-  const attempts = await attemptsOf(
-    scope,
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) =>
-    toDelivery(
-      r,
-      attempts.filter((a) => a.delivery_id === r.id),
-    ),
-  );
-}
-
-/** Sends a finished delivery once more: same id and body, a fresh timestamp and signature. */
-export async function redeliver(
-  deps: WebhookDeps,
-  scope: Scope,
-  endpointId: string,
-  deliveryId: string,
-): Promise<Delivery> {
-  return inTransaction(scope, async (tx) => {
-    const endpoint = await requireEndpoint(tx, endpointId);
-    const delivery = await findDelivery(tx, endpoint.id, deliveryId);
-    if (!delivery) throw notFound();
-    if (!(await requeueForRedelivery(tx, delivery, deps.clock.now()))) {
-      throw conflict('webhook.delivery_in_progress');
-    }
-    await notifyDeliveryWorkers(tx.db);
-    const stored = await findDelivery(tx, endpoint.id, deliveryId);
-    return toDelivery(stored!, await attemptsOf(tx, [delivery.id]));
-  });
 }

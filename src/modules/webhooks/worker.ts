@@ -11,6 +11,7 @@ import type { DatabaseHandle } from '../../platform/db/database.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { AllowList } from './address-guard.js';
 import { AttemptRecorder } from './attempt-recorder.js';
+import { redactCustomHeaders } from './custom-headers.js';
 import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from './delivery-claim.js';
 import { LogPruner } from './delivery-log.js';
 import { nextDueAt } from './delivery-queue.js';
@@ -283,12 +284,17 @@ export class DeliveryWorker implements BackgroundService {
     const { clock, secretKey, logger } = this.deps;
     try {
       const startedAt = clock.now();
-      let headers: Record<string, string> = baseRequestHeaders(delivery.publicId, delivery.eventType);
+      // The owner's headers first: none of them can be one of Furrow's own (custom-headers.ts).
+      let headers: Record<string, string> = {
+        ...delivery.customHeaders,
+        ...baseRequestHeaders(delivery.publicId, delivery.eventType),
+      };
       let result: SendResult;
       try {
         const secret = decryptSecret(secretKey, delivery.secretEncrypted, delivery.endpointPublicId);
+        const previous = previousSecretAt(delivery, startedAt, secretKey);
         const message = { id: delivery.publicId, eventType: delivery.eventType, body: delivery.body };
-        headers = { ...headers, ...signPayload(secret, message, Math.floor(startedAt / 1000)) };
+        headers = { ...headers, ...signPayload(secret, message, Math.floor(startedAt / 1000), previous) };
         result = await this.sender.send(delivery.url, headers, delivery.body);
       } catch {
         // Only a FURROW_SECRET_KEY other than the one that encrypted the secret gets here.
@@ -302,7 +308,7 @@ export class DeliveryWorker implements BackgroundService {
       }
       const recorded = await this.recorder.recordUntilLeaseEnds(
         delivery,
-        { ...result, startedAt, requestHeaders: headers },
+        { ...result, startedAt, requestHeaders: redactCustomHeaders(headers, delivery.customHeaders) },
         leaseUntil,
       );
       if (!recorded.recorded) {
@@ -315,7 +321,9 @@ export class DeliveryWorker implements BackgroundService {
       if (recorded.endpointPaused) {
         logger?.warn(
           { endpoint: delivery.endpointPublicId },
-          'webhook endpoint paused after repeated failures',
+          recorded.pausedFor === 'gone'
+            ? 'webhook endpoint paused: the receiver answered 410 Gone'
+            : 'webhook endpoint paused after repeated failures',
         );
       }
       if (recorded.status === 'retrying' && recorded.nextAttemptAt) this.dueAt(recorded.nextAttemptAt);
@@ -331,6 +339,13 @@ export class DeliveryWorker implements BackgroundService {
       );
     }
   }
+}
+
+/** The rotated-out secret, while it still signs at `at` (a rotation's overlap); null otherwise. */
+function previousSecretAt(delivery: ClaimedDelivery, at: number, secretKey: Buffer): string | null {
+  const { previousSecretEncrypted: stored, previousSecretExpiresAt: expiresAt } = delivery;
+  if (stored === null || expiresAt === null || at >= expiresAt) return null;
+  return decryptSecret(secretKey, stored, delivery.endpointPublicId);
 }
 
 export function createDeliveryWorker(

@@ -2,7 +2,7 @@
 // five: an action (POST /api/harvest/batches/:id/confirm, POST /api/iot/heartbeats), a sub-list
 // (GET /api/iot/devices/:id/readings) and a report (GET /api/harvest/totals). Give them to
 // resourceRoutes({routes}) or to routes(...).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox';
 import { authOf, requireOwner } from '../http/auth.js';
 import type { Language } from '../i18n.js';
@@ -71,6 +71,7 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
       {
         // onRequest, after the app's auth hook, as resourceRoutes' ownerOnlyWrites.
         ...(def.ownerOnly ? { onRequest: requireOwner } : {}),
+        ...(def.body !== undefined && bodyIsOptional(def.body) ? { preValidation: emptyBodyAsObject } : {}),
         schema: {
           tags: [def.tag],
           operationId: def.operationId,
@@ -94,6 +95,18 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
       },
     );
   };
+}
+
+/** A body schema of an object with nothing required: sending no body at all means `{}`. */
+function bodyIsOptional(schema: TSchema): boolean {
+  const required = (schema as { required?: unknown[] }).required;
+  return (
+    (schema as { type?: unknown }).type === 'object' && (required === undefined || required.length === 0)
+  );
+}
+
+async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
 }
 
 type SubListAnswer<Query extends TProperties, Id> =

@@ -1372,7 +1372,7 @@ export interface paths {
         };
         /** A webhook endpoint */
         get: operations["getWebhookEndpoint"];
-        /** Change the url, events or description of a webhook endpoint */
+        /** Change the url, events, description or headers of a webhook endpoint */
         put: operations["updateWebhookEndpoint"];
         post?: never;
         /** Remove a webhook endpoint with its queued deliveries and log */
@@ -1485,7 +1485,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the secret; the answer shows the new one, once, and the old one stops signing */
+        /**
+         * Replace the secret; the answer shows the new one, once; the old one signs too until it expires
+         * @description Until `previous_secret_expires_at` every message carries both signatures: two `v1,` entries in `webhook-signature` (new first), `X-Service-Signature` with the new secret and `X-Service-Signature-Previous` with the old one. The body may be left out.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -9854,6 +9857,10 @@ export interface operations {
                                 [key: string]: (string | number | boolean)[];
                             };
                         } | null;
+                        /** @description The owner's request headers, sent on every attempt ({} for none) */
+                        headers: {
+                            [key: string]: string;
+                        };
                         /** @description Deliveries waiting while the endpoint is paused */
                         held_count: number;
                         id: string;
@@ -9868,6 +9875,7 @@ export interface operations {
                             status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                         } | null;
                         paused_reason: string | null;
+                        previous_secret_expires_at: string | null;
                         /** @description On the list only: deliveries that finished in the last 24 hours */
                         stats_24h?: {
                             delivered: number;
@@ -9914,6 +9922,10 @@ export interface operations {
                             [key: string]: (string | number | boolean)[];
                         };
                     } | null;
+                    /** @description Request headers sent on every attempt, name → value (at most 10; values up to 1024 printable characters on one line). Refused, ignoring case: webhook-*, x-service-*, user-agent, content-*, host, proxy-* and the hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, expect). */
+                    headers?: {
+                        [key: string]: string;
+                    };
                     /** @description https URL of a public server; no credentials */
                     url: string;
                 } & {
@@ -9943,6 +9955,10 @@ export interface operations {
                                     [key: string]: (string | number | boolean)[];
                                 };
                             } | null;
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -9957,6 +9973,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description whsec_…; shown only in this answer */
                             secret: string;
                             /** @description On the list only: deliveries that finished in the last 24 hours */
@@ -10029,6 +10046,10 @@ export interface operations {
                                     [key: string]: (string | number | boolean)[];
                                 };
                             } | null;
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10043,6 +10064,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description On the list only: deliveries that finished in the last 24 hours */
                             stats_24h?: {
                                 delivered: number;
@@ -10102,6 +10124,10 @@ export interface operations {
                             [key: string]: (string | number | boolean)[];
                         };
                     } | null;
+                    /** @description Request headers sent on every attempt, name → value (at most 10; values up to 1024 printable characters on one line). Refused, ignoring case: webhook-*, x-service-*, user-agent, content-*, host, proxy-* and the hop-by-hop headers (connection, keep-alive, transfer-encoding, te, trailer, upgrade, expect). Replaces the whole set; {} or null removes them all. */
+                    headers?: {
+                        [key: string]: string;
+                    } | null;
                     /** @description https URL of a public server; no credentials */
                     url?: string;
                 } & {
@@ -10131,6 +10157,10 @@ export interface operations {
                                     [key: string]: (string | number | boolean)[];
                                 };
                             } | null;
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10145,6 +10175,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description On the list only: deliveries that finished in the last 24 hours */
                             stats_24h?: {
                                 delivered: number;
@@ -10384,6 +10415,10 @@ export interface operations {
                                     [key: string]: (string | number | boolean)[];
                                 };
                             } | null;
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10398,6 +10433,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description On the list only: deliveries that finished in the last 24 hours */
                             stats_24h?: {
                                 delivered: number;
@@ -10468,6 +10504,10 @@ export interface operations {
                                     [key: string]: (string | number | boolean)[];
                                 };
                             } | null;
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10482,6 +10522,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description On the list only: deliveries that finished in the last 24 hours */
                             stats_24h?: {
                                 delivered: number;
@@ -10591,7 +10632,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description How long the previous secret keeps signing beside the new one (default 86400: 24 hours; 0 stops it at once). A rotation during an overlap makes the current secret the previous one; the older one stops signing. */
+                    expire_previous_in_seconds?: number;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -10614,6 +10664,10 @@ export interface operations {
                                     [key: string]: (string | number | boolean)[];
                                 };
                             } | null;
+                            /** @description The owner's request headers, sent on every attempt ({} for none) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             /** @description Deliveries waiting while the endpoint is paused */
                             held_count: number;
                             id: string;
@@ -10628,6 +10682,7 @@ export interface operations {
                                 status: "pending" | "retrying" | "succeeded" | "failed" | "held";
                             } | null;
                             paused_reason: string | null;
+                            previous_secret_expires_at: string | null;
                             /** @description whsec_…; shown only in this answer */
                             secret: string;
                             /** @description On the list only: deliveries that finished in the last 24 hours */
@@ -11177,7 +11232,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11201,6 +11256,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11260,6 +11320,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotAlertRaised: {
@@ -11272,7 +11346,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11296,6 +11370,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11369,6 +11448,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotAlertResolved: {
@@ -11381,7 +11474,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11405,6 +11498,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11487,6 +11585,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotDeviceOffline: {
@@ -11499,7 +11611,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11523,6 +11635,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11584,6 +11701,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onIotDeviceOnline: {
@@ -11596,7 +11727,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11620,6 +11751,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11688,6 +11824,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onWebhookEndpointPaused: {
@@ -11700,7 +11850,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11724,6 +11874,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11785,6 +11940,20 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     onWebhookTest: {
@@ -11797,7 +11966,7 @@ export interface operations {
                  */
                 "webhook-id": string;
                 /**
-                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`
+                 * @description Standard Webhooks: `v1,` + base64 of HMAC-SHA256, keyed with the base64-decoded secret after `whsec_`, over `{webhook-id}.{webhook-timestamp}.{raw body}`. During a rotation overlap two of them, space-separated, the new secret first: accept the message when any one matches
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
                 "webhook-signature": string;
@@ -11821,6 +11990,11 @@ export interface operations {
                  * @example sha256=5f1c0e7a9b3d2f6e8a4c1b0d9e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f
                  */
                 "X-Service-Signature": string;
+                /**
+                 * @description Only during a rotation overlap: X-Service-Signature made with the previous secret, until it expires
+                 * @example sha256=0d9e1c2b3a4f5e6d7c8b9a0f1e2d3c4b5a6f7e8d9c0b1a2f3e4d5c6b7a8f9e0d
+                 */
+                "X-Service-Signature-Previous"?: string;
                 /**
                  * @description Unix time in seconds of this attempt; reject it when more than 300 s off
                  * @example 1777876200
@@ -11866,6 +12040,20 @@ export interface operations {
             };
             /** @description Refused (a bad signature, say): a failure, retried on the schedule */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is paused at once; this and later messages are held */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h) */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

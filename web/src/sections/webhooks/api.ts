@@ -140,7 +140,8 @@ export const useRedeliver = () =>
 
 export const useRotateSecret = () =>
   useEndpointAction(async (api, id: string) =>
-    one<Endpoint>(await unwrap(api.POST('/api/webhooks/{id}/rotate-secret', at(id)))),
+    // An empty body: the server's default overlap (the previous secret signs 24 hours more).
+    one<Endpoint>(await unwrap(api.POST('/api/webhooks/{id}/rotate-secret', { ...at(id), body: {} }))),
   );
 
 export const useEnable = () =>
