@@ -109,6 +109,19 @@ const en = {
     'This endpoint already has {limit} test messages waiting to be sent; try again in {seconds} seconds',
   'webhook.test_rate_limited':
     'At most {limit} test messages a minute can be sent to an endpoint; try again in {seconds} seconds',
+  'webhook.event_type_unknown': 'must be one of the event kinds: {values}',
+  // Webhook event catalogue (GET /api/webhooks/event-types)
+  'webhook.event.iot.alert.raised':
+    'A sensor reading crossed a threshold rule (for as long as the rule asks): an alert is raised.',
+  'webhook.event.iot.alert.resolved':
+    "A reading came back past the rule's clear threshold: the active alert is resolved.",
+  'webhook.event.iot.device.offline':
+    'A device sent no reading or heartbeat for longer than its heartbeat timeout.',
+  'webhook.event.iot.device.online': 'A device that was offline reported again (a reading or a heartbeat).',
+  'webhook.event.harvest.batch.created': 'A harvest batch was declared and confirmed by an owner.',
+  'webhook.event.webhook.endpoint.paused':
+    "Another of the farm's webhook endpoints was paused (by an owner, after repeated failures, or because its receiver answered 410 Gone); its events wait until it is enabled.",
+  'webhook.event.webhook.test': 'A test message, sent on request; it never counts toward pausing.',
   // Notifications
   'notifications.unknown_user': 'is not a user of this farm: {id}',
   // Resources
@@ -231,6 +244,20 @@ const vi: Record<MessageKey, string> = {
     'Điểm nhận này đã có {limit} tin nhắn thử đang chờ gửi; vui lòng thử lại sau {seconds} giây',
   'webhook.test_rate_limited':
     'Mỗi điểm nhận chỉ được gửi tối đa {limit} tin nhắn thử mỗi phút; vui lòng thử lại sau {seconds} giây',
+  'webhook.event_type_unknown': 'phải là một trong các loại sự kiện: {values}',
+  'webhook.event.iot.alert.raised':
+    'Một số đo của cảm biến vượt ngưỡng của quy tắc (đủ lâu như quy tắc yêu cầu): một cảnh báo được tạo.',
+  'webhook.event.iot.alert.resolved':
+    'Một số đo đã trở lại qua ngưỡng hết cảnh báo của quy tắc: cảnh báo đang mở được đóng lại.',
+  'webhook.event.iot.device.offline':
+    'Một thiết bị không gửi số đo hay tín hiệu nào lâu hơn thời gian chờ tín hiệu của nó.',
+  'webhook.event.iot.device.online':
+    'Một thiết bị đang mất kết nối đã gửi lại (một số đo hoặc một tín hiệu).',
+  'webhook.event.harvest.batch.created': 'Một lô thu hoạch đã được khai báo và được chủ trang trại xác nhận.',
+  'webhook.event.webhook.endpoint.paused':
+    'Một điểm nhận webhook khác của trang trại đã bị tạm dừng (do chủ trang trại, do gửi thất bại nhiều lần, hoặc do nơi nhận trả lời 410 Gone); các sự kiện của nó chờ đến khi được bật lại.',
+  'webhook.event.webhook.test':
+    'Một tin nhắn thử, gửi theo yêu cầu; không bao giờ được tính vào việc tạm dừng.',
   // Notifications
   'notifications.unknown_user': 'không phải người dùng của trang trại này: {id}',
   // Resources
