@@ -13,6 +13,7 @@ import { AllowList } from './address-guard.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from './delivery-claim.js';
 import { LogPruner } from './delivery-log.js';
+import { countAttempt } from './delivery-metrics.js';
 import { nextDueAt } from './delivery-queue.js';
 import { DeliveryListener, localWakeUp } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
@@ -312,6 +313,8 @@ export class DeliveryWorker implements BackgroundService {
         );
         return;
       }
+      if (recorded.status !== undefined)
+        countAttempt(recorded.status, delivery.body, startedAt + result.durationMs);
       if (recorded.endpointPaused) {
         logger?.warn(
           { endpoint: delivery.endpointPublicId },
