@@ -2,7 +2,7 @@
 // five: an action (POST /api/harvest/batches/:id/confirm, POST /api/iot/heartbeats), a sub-list
 // (GET /api/iot/devices/:id/readings) and a report (GET /api/harvest/totals). Give them to
 // resourceRoutes({routes}) or to routes(...).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox';
 import { authOf, requireOwner } from '../http/auth.js';
 import type { Language } from '../i18n.js';
@@ -39,6 +39,8 @@ export interface ActionDefinition<Body extends TSchema, Params extends TObject> 
   /** The full path; a `:id` in it is the record acted on. */
   path: string;
   body?: Body;
+  /** The body may be left out (every field of `body` is optional): a request without one reads as {}. */
+  optionalBody?: boolean;
   /** The schema of the answer. */
   answer: TSchema;
   /** The status of the answer (default 200), e.g. 202 for work queued. */
@@ -71,6 +73,7 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
       {
         // onRequest, after the app's auth hook, as resourceRoutes' ownerOnlyWrites.
         ...(def.ownerOnly ? { onRequest: requireOwner } : {}),
+        ...(def.optionalBody ? { preValidation: readMissingBodyAsEmpty } : {}),
         schema: {
           tags: [def.tag],
           operationId: def.operationId,
@@ -94,6 +97,10 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
       },
     );
   };
+}
+
+async function readMissingBodyAsEmpty(request: FastifyRequest): Promise<void> {
+  if (request.body === undefined || request.body === null) request.body = {};
 }
 
 type SubListAnswer<Query extends TProperties, Id> =
