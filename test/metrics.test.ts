@@ -100,7 +100,6 @@ forEachDialect('metrics on METRICS_PORT from a real furrow serve', (database) =>
       listeningPorts(server.child.pid!),
       [apiPort, metricsPort].sort((a, b) => a - b),
     );
-    assert.match(server.output(), /\/metrics/);
     const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     const scrape = async () => {
       const res = await fetch(metricsUrl);
@@ -187,7 +186,9 @@ forEachDialect('metrics on METRICS_PORT from a real furrow serve', (database) =>
   if (database.dialect === 'postgres') {
     it('a worker process, which has no API port, serves its metrics too', async () => {
       const metricsPort = await freePort();
-      const worker = await startFurrowWorker([], { env: { ...env, METRICS_PORT: String(metricsPort) } });
+      const worker = await startFurrowWorker([], {
+        env: { ...env, LOG_LEVEL: 'info', METRICS_PORT: String(metricsPort) },
+      });
       try {
         assert.deepEqual(listeningPorts(worker.child.pid!), [metricsPort]);
         const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
