@@ -10330,7 +10330,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description An event kind of GET /api/webhooks/event-types: its example is sent, marked test: true. Without it, a webhook.test */
