@@ -92,7 +92,6 @@ function webhookResource(deps: WebhookDeps) {
         summary: 'Send one test message now: a webhook.test, or the catalogue example of an event kind',
         description: `Without a body (or without event_type) a \`webhook.test\` message; with \`event_type\`, that kind's example from GET /api/webhooks/event-types as the data, the envelope marked \`test: true\`. Either is one attempt and never counts toward pausing; an endpoint receives it whatever it subscribes to. At most ${TEST_MESSAGES_QUEUED} test messages of an endpoint wait or are in flight at a time, and at most ${TEST_MESSAGES_PER_MINUTE} are sent to it a minute; past either the answer is 429 with Retry-After.`,
         body: TestMessageBody,
-        optionalBody: true,
         status: 202,
         answer: data(DeliveryShape),
         errors: [],

@@ -40,8 +40,6 @@ export interface ActionDefinition<Body extends TSchema, Params extends TObject> 
   /** The full path; a `:id` in it is the record acted on. */
   path: string;
   body?: Body;
-  /** The body may be left out (every field of `body` is optional): a request without one reads as {}. */
-  optionalBody?: boolean;
   /** The schema of the answer. */
   answer: TSchema;
   /** The status of the answer (default 200), e.g. 202 for work queued. */
@@ -74,7 +72,7 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
       {
         // onRequest, after the app's auth hook, as resourceRoutes' ownerOnlyWrites.
         ...(def.ownerOnly ? { onRequest: requireOwner } : {}),
-        ...(def.optionalBody ? { preValidation: readMissingBodyAsEmpty } : {}),
+        ...(def.body !== undefined && bodyIsOptional(def.body) ? { preValidation: emptyBodyAsObject } : {}),
         schema: {
           tags: [def.tag],
           operationId: def.operationId,
@@ -83,7 +81,7 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
           ...(params === undefined ? {} : { params }),
           ...(def.body === undefined ? {} : { body: def.body }),
           // The document marks the body optional (openapi.ts); swagger copies x- keys to the operation.
-          ...(def.optionalBody ? { [OPTIONAL_BODY]: true } : {}),
+          ...(def.body !== undefined && bodyIsOptional(def.body) ? { [OPTIONAL_BODY]: true } : {}),
           response: { [def.status ?? 200]: def.answer, ...errorAnswers(...errors) },
         },
       },
@@ -102,7 +100,15 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
   };
 }
 
-async function readMissingBodyAsEmpty(request: FastifyRequest): Promise<void> {
+/** A body schema of an object with nothing required: sending no body at all means `{}`. */
+function bodyIsOptional(schema: TSchema): boolean {
+  const required = (schema as { required?: unknown[] }).required;
+  return (
+    (schema as { type?: unknown }).type === 'object' && (required === undefined || required.length === 0)
+  );
+}
+
+async function emptyBodyAsObject(request: FastifyRequest): Promise<void> {
   if (request.body === undefined || request.body === null) request.body = {};
 }
 
