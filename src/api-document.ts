@@ -177,6 +177,15 @@ const EXAMPLES: ApiDocumentExtras['examples'] = {
       },
     },
   },
+  sendWebhookTest: {
+    request: {
+      ofKind: {
+        summary: "The catalogue's iot.alert.raised example, marked test: true",
+        value: { event_type: 'iot.alert.raised' },
+      },
+      plain: { summary: 'A webhook.test message (as with no body)', value: {} },
+    },
+  },
   createWebhookEndpoint: {
     request: {
       endpoint: {

@@ -42,6 +42,7 @@ import {
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
 import { DEFAULT_WEB_DIST_DIR, webScreenRoutes } from './platform/http/web-screen.js';
+import { httpRequestDuration } from './platform/metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -97,6 +98,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  if (deps.config.metricsPort !== undefined) {
+    // One observe per request; the route is its pattern (/api/crop/crop/:id), never the raw URL.
+    app.addHook('onResponse', (request, reply, done) => {
+      httpRequestDuration.observe(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? 'unmatched',
+          status_code: reply.statusCode,
+        },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+  }
 
   trackRoutesForMethodNotAllowed(app);
   installErrorHandling(app);

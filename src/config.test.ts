@@ -193,4 +193,25 @@ describe('config', () => {
       assert.throws(() => loadConfig({ MAIL_FROM: bad }), /MAIL_FROM/, bad);
     }
   });
+  it('reads METRICS_PORT and METRICS_HOST: metrics off by default, on a port of their own', () => {
+    const off = loadConfig({});
+    assert.equal(off.metricsPort, undefined);
+    assert.equal(off.metricsHost, '127.0.0.1');
+    const on = loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0' });
+    assert.equal(on.metricsPort, 9464);
+    assert.equal(on.metricsHost, '0.0.0.0');
+    assert.equal(loadConfig({ METRICS_PORT: '  ' }).metricsPort, undefined);
+    for (const bad of ['0', '65536', 'on', '94.64', '-1']) {
+      assert.throws(
+        () => loadConfig({ METRICS_PORT: bad }),
+        /METRICS_PORT: .*port number from 1 to 65535/,
+        bad,
+      );
+    }
+    assert.throws(() => loadConfig({ METRICS_HOST: 'a host' }), /METRICS_HOST/);
+    assert.throws(
+      () => loadConfig({ PORT: '8080', METRICS_PORT: '8080' }),
+      /METRICS_PORT: 8080 is the API's PORT/,
+    );
+  });
 });

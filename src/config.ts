@@ -35,6 +35,10 @@ export interface Config {
   readonly smtpUrl: string | undefined;
   /** MAIL_FROM: the From of every e-mail. */
   readonly mailFrom: string;
+  /** METRICS_PORT: where GET /metrics is served (Prometheus); undefined turns metrics off. */
+  readonly metricsPort: number | undefined;
+  /** METRICS_HOST: the address the metrics server listens on. */
+  readonly metricsHost: string;
 }
 
 export class ConfigError extends Error {
@@ -127,7 +131,19 @@ export function loadConfig(env: Env = process.env): Config {
     demo: read('FURROW_DEMO', true, parseSwitch),
     smtpUrl: read('SMTP_URL', undefined, parseSmtpUrl),
     mailFrom: read('MAIL_FROM', 'Furrow <furrow@localhost>', parseMailFrom),
+    metricsPort: read('METRICS_PORT', undefined as number | undefined, (raw) =>
+      parseInteger(raw, 1, 65535, 'a port number from 1 to 65535 (leave it unset to turn metrics off)'),
+    ),
+    metricsHost: read('METRICS_HOST', '127.0.0.1', parseHost),
   };
+  if (config.metricsPort !== undefined && config.metricsPort === config.port) {
+    errors.push(
+      new ConfigError(
+        'METRICS_PORT',
+        `${config.metricsPort} is the API's PORT too; the metrics are served on a port of their own`,
+      ),
+    );
+  }
   if (config.httpHeadersTimeoutMs > config.httpRequestTimeoutMs) {
     errors.push(
       new ConfigError(

@@ -171,7 +171,7 @@ forEachDialect('the OpenAPI contract', (database) => {
   it('lists every message the webhooks send, with its envelope and the signature headers', () => {
     const kinds = Object.keys(document.webhooks).sort();
     assert.deepEqual(kinds, [...WEBHOOK_MESSAGE_KINDS].sort());
-    assert.deepEqual(kinds, [...EVENT_TYPES, TEST_EVENT_TYPE].sort());
+    for (const kind of [...EVENT_TYPES, TEST_EVENT_TYPE]) assert.ok(kinds.includes(kind), kind);
     // Signed during a rotation overlap: every header a message may carry.
     const signed = Object.keys(
       signPayload('whsec_dGVzdA==', { id: 'msg_x', eventType: 'x', body: '{}' }, 0, 'whsec_b2xk'),

@@ -24,4 +24,6 @@ export const load = {
   mailWorker: () => import('../modules/notifications/mail-worker.js'),
   idempotencyPruning: () => import('../platform/db/idempotency-pruning.js'),
   ingestKeyPruning: () => import('../modules/iot/ingest-key-pruning.js'),
+  metricsServer: () => import('../platform/metrics-server.js'),
+  deliveryMetrics: () => import('../modules/webhooks/delivery-metrics.js'),
 };

@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { BackgroundService } from '../platform/background.js';
 import type { Clock } from '../platform/clock.js';
 import type { DatabaseHandle } from '../platform/db/database.js';
+import type { MetricsServer } from '../platform/metrics-server.js';
 import { load } from './lazy.js';
 import { parseOptions, UsageError } from './options.js';
 import { describeDemo } from './tenant.js';
@@ -57,6 +58,7 @@ export async function serve(args: string[]): Promise<number> {
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];
   let app: FastifyInstance | undefined;
+  let metrics: MetricsServer | undefined;
   try {
     if (database.dialect === 'sqlite') {
       await migrateToLatest(database.db);
@@ -186,6 +188,19 @@ export async function serve(args: string[]): Promise<number> {
         );
       }
     }
+    if (config.metricsPort !== undefined) {
+      const [{ startMetricsServer }, { registerQueueDepthGauge }] = await Promise.all([
+        load.metricsServer(),
+        load.deliveryMetrics(),
+      ]);
+      registerQueueDepthGauge({ db: database.db, clock: systemClock });
+      metrics = await startMetricsServer({
+        host: config.metricsHost,
+        port: config.metricsPort,
+        logger: app.log.child({ service: 'metrics' }),
+      });
+      app.log.info(`metrics for Prometheus at http://${config.metricsHost}:${metrics.port}/metrics`);
+    }
     if (role !== 'worker') {
       await app.listen({ port: config.port, host: config.host });
     } else {
@@ -209,6 +224,7 @@ export async function serve(args: string[]): Promise<number> {
     );
   } catch (err) {
     await stopAll(services);
+    await metrics?.close();
     await app?.close();
     await database.close();
     serveLock?.release();
@@ -224,7 +240,7 @@ export async function serve(args: string[]): Promise<number> {
     process.once('SIGINT', () => stop('SIGINT'));
   });
   // Requests and deliveries in flight finish before the database closes.
-  await Promise.all([app.close(), stopAll(services)]);
+  await Promise.all([app.close(), stopAll(services), metrics?.close()]);
   await database.close();
   serveLock?.release();
   return 0;

@@ -128,6 +128,19 @@ const en = {
   'webhook.header.duplicate': 'is given twice ({name}): header names ignore case',
   'webhook.header.value_invalid': 'must be printable text on one line (no line breaks or control characters)',
   'webhook.header.value_too_long': 'is longer than {limit} characters',
+  'webhook.event_type_unknown': 'must be one of the event kinds: {values}',
+  // Webhook event catalogue (GET /api/webhooks/event-types)
+  'webhook.event.iot.alert.raised':
+    'A sensor reading crossed a threshold rule (for as long as the rule asks): an alert is raised.',
+  'webhook.event.iot.alert.resolved':
+    "A reading came back past the rule's clear threshold: the active alert is resolved.",
+  'webhook.event.iot.device.offline':
+    'A device sent no reading or heartbeat for longer than its heartbeat timeout.',
+  'webhook.event.iot.device.online': 'A device that was offline reported again (a reading or a heartbeat).',
+  'webhook.event.harvest.batch.created': 'A harvest batch was declared and confirmed by an owner.',
+  'webhook.event.webhook.endpoint.paused':
+    "Another of the farm's webhook endpoints was paused (by an owner, after repeated failures, or because its receiver answered 410 Gone); its events wait until it is enabled.",
+  'webhook.event.webhook.test': 'A test message, sent on request; it never counts toward pausing.',
   // Notifications
   'notifications.unknown_user': 'is not a user of this farm: {id}',
   // Resources
@@ -272,6 +285,20 @@ const vi: Record<MessageKey, string> = {
   'webhook.header.value_invalid':
     'phải là văn bản in được trên một dòng (không xuống dòng, không ký tự điều khiển)',
   'webhook.header.value_too_long': 'dài hơn {limit} ký tự',
+  'webhook.event_type_unknown': 'phải là một trong các loại sự kiện: {values}',
+  'webhook.event.iot.alert.raised':
+    'Một số đo của cảm biến vượt ngưỡng của quy tắc (đủ lâu như quy tắc yêu cầu): một cảnh báo được tạo.',
+  'webhook.event.iot.alert.resolved':
+    'Một số đo đã trở lại qua ngưỡng hết cảnh báo của quy tắc: cảnh báo đang mở được đóng lại.',
+  'webhook.event.iot.device.offline':
+    'Một thiết bị không gửi số đo hay tín hiệu nào lâu hơn thời gian chờ tín hiệu của nó.',
+  'webhook.event.iot.device.online':
+    'Một thiết bị đang mất kết nối đã gửi lại (một số đo hoặc một tín hiệu).',
+  'webhook.event.harvest.batch.created': 'Một lô thu hoạch đã được khai báo và được chủ trang trại xác nhận.',
+  'webhook.event.webhook.endpoint.paused':
+    'Một điểm nhận webhook khác của trang trại đã bị tạm dừng (do chủ trang trại, do gửi thất bại nhiều lần, hoặc do nơi nhận trả lời 410 Gone); các sự kiện của nó chờ đến khi được bật lại.',
+  'webhook.event.webhook.test':
+    'Một tin nhắn thử, gửi theo yêu cầu; không bao giờ được tính vào việc tạm dừng.',
   // Notifications
   'notifications.unknown_user': 'không phải người dùng của trang trại này: {id}',
   // Resources

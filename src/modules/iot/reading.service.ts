@@ -4,6 +4,7 @@
 import { parseTimestamp } from '../../platform/dates.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
+import { alertsRaised, readingsIngested } from '../../platform/metrics.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import type { ListQueryOf } from '../../platform/resource/paging.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
@@ -139,6 +140,7 @@ export async function ingestReadings(
   const now = deps.clock.now();
   const parsed = raw.map((r, i) => parseReading(r, i, now));
   const results: ReadingResult[] = new Array(raw.length);
+  const raisedSeverities: string[] = [];
 
   await inTransaction(scope, async (tx) => {
     const valid = parsed.filter((p): p is ParsedReading => !Array.isArray(p));
@@ -226,6 +228,7 @@ export async function ingestReadings(
       const parcelIds = parcels.get(step.device.id) ?? [];
       if (step.kind === 'raise') {
         const id = await raiseAlert(deps, tx, step, parcelIds, now);
+        raisedSeverities.push(step.rule.severity);
         activeIds.set(step.key, id);
         note(raisedBy, step.reading.index, id);
       } else {
@@ -255,6 +258,10 @@ export async function ingestReadings(
       };
     }
   });
+  // Counted once the readings are stored (a rolled-back batch counts nothing).
+  const stored = results.filter((r) => r.status === 'accepted').length;
+  if (stored > 0) readingsIngested.inc(stored);
+  for (const severity of raisedSeverities) alertsRaised.inc({ severity });
   return results;
 }
 

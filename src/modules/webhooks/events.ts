@@ -34,10 +34,13 @@ export function serializeEnvelope(envelope: {
   workspaceId: string;
   occurredAt: number;
   data: unknown;
+  /** A test message of an event kind: the envelope says `test: true`. */
+  test?: boolean;
 }): string {
   return JSON.stringify({
     id: envelope.id,
     type: envelope.type,
+    ...(envelope.test ? { test: true } : {}),
     workspace_id: envelope.workspaceId,
     occurred_at: new Date(envelope.occurredAt).toISOString(),
     data: envelope.data,

@@ -62,6 +62,8 @@ export function newDeliveryRow(input: {
   held?: boolean;
   /** webhook.test: one attempt, never counted toward pausing. */
   test?: boolean;
+  /** A test message of an event kind (an example): `test: true` in the envelope. */
+  markedTest?: boolean;
 }): DeliveryInsert {
   const id = prefixedId('msg');
   return {
@@ -74,6 +76,7 @@ export function newDeliveryRow(input: {
       workspaceId: input.workspaceId,
       occurredAt: input.now,
       data: input.data,
+      test: input.markedTest ?? false,
     }),
     status: input.held ? 'held' : 'pending',
     attempt_count: 0,

@@ -1,272 +1,19 @@
 // The `webhooks` section of /openapi.json: every message Furrow sends to a receiving URL, with its
 // envelope, its data and the signature headers, as OpenAPI 3.1 describes outgoing requests.
-import { EVENT_TYPES, type EventType, TEST_EVENT_TYPE } from './events.js';
+import {
+  CATALOGUE_KINDS,
+  type CatalogueEntry,
+  catalogueEntries,
+  EXAMPLE_MESSAGE_ID,
+  envelopeExample,
+  envelopeSchema,
+  plainSchema,
+  TEST_MESSAGE,
+} from './event-catalogue.js';
+import { TEST_EVENT_TYPE } from './events.js';
 
-type Schema = Record<string, unknown>;
-
-const str = (description: string): Schema => ({ type: 'string', description });
-const int = (description: string): Schema => ({ type: 'integer', description });
-const nullable = (schema: Schema): Schema => ({ ...schema, type: [schema.type, 'null'] });
-
-/** The data of each event kind, as the services emit it. */
-const EVENT_DATA: Record<
-  EventType | typeof TEST_EVENT_TYPE,
-  { summary: string; schema: Schema; example: Schema }
-> = {
-  'iot.alert.raised': {
-    summary: 'A sensor reading crossed a threshold rule',
-    schema: {
-      type: 'object',
-      required: [
-        'alert_id',
-        'device_id',
-        'device_code',
-        'zone_id',
-        'parcel_ids',
-        'metric',
-        'value',
-        'threshold',
-        'severity',
-        'message',
-      ],
-      properties: {
-        alert_id: int('The alert raised'),
-        device_id: int('Device id'),
-        device_code: str('Device code, unique per tenant'),
-        zone_id: nullable(int('Zone of the device')),
-        parcel_ids: { type: 'array', items: { type: 'integer' }, description: 'Parcels of the device' },
-        metric: str('The metric read, e.g. soil_moisture'),
-        value: { type: 'number', description: 'The value read' },
-        threshold: { type: 'number', description: "The rule's threshold" },
-        severity: { type: 'string', enum: ['info', 'warning', 'critical'] },
-        message: str("The rule's message with its placeholders filled"),
-        rule_id: int('The threshold rule'),
-        recorded_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the reading was taken (ISO 8601 UTC)',
-        },
-      },
-    },
-    example: {
-      alert_id: 41,
-      device_id: 7,
-      device_code: 'soil-07',
-      zone_id: 3,
-      parcel_ids: [12],
-      metric: 'soil_moisture',
-      value: 11.5,
-      threshold: 15,
-      severity: 'warning',
-      message: 'soil-07: soil_moisture 11.5 lt 15',
-      rule_id: 2,
-      recorded_at: '2026-05-04T06:30:00.000Z',
-    },
-  },
-  'iot.alert.resolved': {
-    summary: "A reading came back past the rule's clear threshold: the active alert is resolved",
-    schema: {
-      type: 'object',
-      required: [
-        'alert_id',
-        'device_id',
-        'device_code',
-        'zone_id',
-        'parcel_ids',
-        'metric',
-        'value',
-        'threshold',
-        'severity',
-        'message',
-        'rule_id',
-        'recorded_at',
-        'clear_threshold',
-        'resolved_value',
-        'resolved_at',
-      ],
-      properties: {
-        alert_id: int('The alert resolved, as in its iot.alert.raised'),
-        device_id: int('Device id'),
-        device_code: str('Device code, unique per tenant'),
-        zone_id: nullable(int('Zone of the device')),
-        parcel_ids: { type: 'array', items: { type: 'integer' }, description: 'Parcels of the device' },
-        metric: str('The metric read, e.g. soil_moisture'),
-        value: { type: 'number', description: 'The value that raised the alert (as in iot.alert.raised)' },
-        threshold: { type: 'number', description: "The rule's threshold when the alert was raised" },
-        severity: { type: 'string', enum: ['info', 'warning', 'critical'] },
-        message: str("The alert's message, as raised"),
-        rule_id: int('The threshold rule'),
-        recorded_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the reading that raised the alert was taken (ISO 8601 UTC)',
-        },
-        clear_threshold: {
-          type: 'number',
-          description:
-            "The rule's clear threshold (its threshold when it has none): readings back past it resolve",
-        },
-        resolved_value: { type: 'number', description: 'The value read that resolved the alert' },
-        resolved_at: {
-          type: 'string',
-          format: 'date-time',
-          description: "When that reading was taken (ISO 8601 UTC): the alert's resolved_at",
-        },
-      },
-    },
-    example: {
-      alert_id: 41,
-      device_id: 7,
-      device_code: 'soil-07',
-      zone_id: 3,
-      parcel_ids: [12],
-      metric: 'soil_moisture',
-      value: 11.5,
-      threshold: 15,
-      severity: 'warning',
-      message: 'soil-07: soil_moisture 11.5 lt 15',
-      rule_id: 2,
-      recorded_at: '2026-05-04T06:30:00.000Z',
-      clear_threshold: 18,
-      resolved_value: 19.2,
-      resolved_at: '2026-05-04T09:10:00.000Z',
-    },
-  },
-  'iot.device.offline': {
-    summary: 'A device sent no reading or heartbeat for longer than its timeout',
-    schema: {
-      type: 'object',
-      required: ['device_id', 'device_code', 'device_name', 'zone_id', 'parcel_ids', 'last_heartbeat'],
-      properties: {
-        device_id: int('Device id'),
-        device_code: str('Device code, unique per tenant'),
-        device_name: str('Device name'),
-        zone_id: nullable(int('Zone of the device')),
-        parcel_ids: { type: 'array', items: { type: 'integer' }, description: 'Parcels of the device' },
-        last_heartbeat: {
-          type: ['string', 'null'],
-          format: 'date-time',
-          description: 'Last reading or heartbeat (ISO 8601 UTC); null when it never reported',
-        },
-      },
-    },
-    example: {
-      device_id: 7,
-      device_code: 'soil-07',
-      device_name: 'Soil probe, north field',
-      zone_id: 3,
-      parcel_ids: [12],
-      last_heartbeat: '2026-05-04T06:30:00.000Z',
-    },
-  },
-  'iot.device.online': {
-    summary: 'A device that was offline reported again (a reading or a heartbeat)',
-    schema: {
-      type: 'object',
-      required: [
-        'device_id',
-        'device_code',
-        'device_name',
-        'zone_id',
-        'parcel_ids',
-        'offline_since',
-        'online_at',
-        'offline_seconds',
-      ],
-      properties: {
-        device_id: int('Device id'),
-        device_code: str('Device code, unique per tenant'),
-        device_name: str('Device name'),
-        zone_id: nullable(int('Zone of the device')),
-        parcel_ids: { type: 'array', items: { type: 'integer' }, description: 'Parcels of the device' },
-        offline_since: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When the device was marked offline, as its iot.device.offline told (ISO 8601 UTC)',
-        },
-        online_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When it was heard from again (ISO 8601 UTC)',
-        },
-        offline_seconds: int('Whole seconds from offline_since to online_at'),
-      },
-    },
-    example: {
-      device_id: 7,
-      device_code: 'soil-07',
-      device_name: 'Soil probe, north field',
-      zone_id: 3,
-      parcel_ids: [12],
-      offline_since: '2026-05-04T06:35:00.000Z',
-      online_at: '2026-05-04T07:05:30.000Z',
-      offline_seconds: 1830,
-    },
-  },
-  'harvest.batch.created': {
-    summary: 'A harvest batch was declared and confirmed',
-    schema: {
-      type: 'object',
-      required: ['harvest_record_id', 'parcel_id', 'crop_type_id', 'quantity_kg', 'confirmed_at'],
-      properties: {
-        harvest_record_id: int('Harvest batch id'),
-        parcel_id: int('Parcel harvested'),
-        crop_type_id: int('Crop type harvested'),
-        quantity_kg: { type: 'number', description: 'Kilograms' },
-        confirmed_at: {
-          type: 'string',
-          format: 'date-time',
-          description: 'When it was confirmed (ISO 8601 UTC)',
-        },
-      },
-    },
-    example: {
-      harvest_record_id: 88,
-      parcel_id: 12,
-      crop_type_id: 4,
-      quantity_kg: 412.5,
-      confirmed_at: '2026-05-04T10:00:00.000Z',
-    },
-  },
-  'webhook.endpoint.paused': {
-    summary:
-      "Another webhook endpoint of the farm was paused (after failures, by an owner, or on 410 Gone); sent to the farm's other endpoints that select it",
-    schema: {
-      type: 'object',
-      required: ['endpoint_id', 'url', 'description', 'paused_reason', 'paused_at', 'consecutive_failures'],
-      properties: {
-        endpoint_id: str('The endpoint paused (ep_…)'),
-        url: str('Its receiving URL'),
-        description: str('Its description'),
-        paused_reason: str(
-          'Why: "owner" (paused by hand), "gone" (its receiver answered 410) or the failure streak, e.g. "5 consecutive deliveries failed every attempt"',
-        ),
-        paused_at: { type: 'string', format: 'date-time', description: 'When it was paused (ISO 8601 UTC)' },
-        consecutive_failures: int('Deliveries in a row that failed every attempt, when it was paused'),
-      },
-    },
-    example: {
-      endpoint_id: 'ep_4Qz8XkVbN2mT7rLpW9sYcA',
-      url: 'https://hooks.example.com/furrow',
-      description: 'Irrigation controller',
-      paused_reason: '5 consecutive deliveries failed every attempt',
-      paused_at: '2026-05-04T06:30:00.000Z',
-      consecutive_failures: 5,
-    },
-  },
-  [TEST_EVENT_TYPE]: {
-    summary: 'A test message, sent from the management screen or POST /api/webhooks/{id}/test',
-    schema: {
-      type: 'object',
-      required: ['endpoint_id', 'message'],
-      properties: { endpoint_id: str('The endpoint tested (ep_…)'), message: str('A fixed text') },
-    },
-    example: { endpoint_id: 'ep_4Qz8XkVbN2mT7rLpW9sYcA', message: 'This is a test message from Furrow.' },
-  },
-};
-
-/** Every kind of message Furrow sends: the event kinds and the test message. */
-export const WEBHOOK_MESSAGE_KINDS: readonly string[] = [...EVENT_TYPES, TEST_EVENT_TYPE];
+/** Every kind of message Furrow sends: the catalogue's event kinds and the test message. */
+export const WEBHOOK_MESSAGE_KINDS: readonly string[] = [...CATALOGUE_KINDS, TEST_EVENT_TYPE];
 
 const header = (name: string, description: string, example: string) => ({
   name,
@@ -277,7 +24,7 @@ const header = (name: string, description: string, example: string) => ({
   example,
 });
 
-const EXAMPLE_ID = 'msg_2bX9kQ7sLm4Np8Rt1Vw6Yz';
+const EXAMPLE_ID = EXAMPLE_MESSAGE_ID;
 const EXAMPLE_TIMESTAMP = '1777876200';
 
 function signatureHeaders(kind: string) {
@@ -319,70 +66,48 @@ function signatureHeaders(kind: string) {
   ];
 }
 
-/** The `webhooks` object of the document, one entry per message kind. */
+/** The `webhooks` object of the document, one entry per message kind, from the event catalogue. */
 export function webhookDocuments(): Record<string, unknown> {
   const documents: Record<string, unknown> = {};
-  for (const kind of WEBHOOK_MESSAGE_KINDS) {
-    const event = EVENT_DATA[kind as keyof typeof EVENT_DATA];
-    documents[kind] = {
-      post: {
-        operationId: `on${kind
-          .split('.')
-          .map((part) => part[0]?.toUpperCase() + part.slice(1))
-          .join('')}`,
-        tags: ['webhooks'],
-        summary: event.summary,
-        description:
-          `POSTed to the endpoint's URL when an endpoint subscribes to ${kind === TEST_EVENT_TYPE ? 'it (always, on request)' : `\`${kind}\` or \`*\``}. ` +
-          'A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h ' +
-          'and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.',
-        parameters: signatureHeaders(kind),
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['id', 'type', 'workspace_id', 'occurred_at', 'data'],
-                properties: {
-                  id: str('Message id (msg_…), as X-Service-Delivery and webhook-id'),
-                  type: { type: 'string', const: kind, description: 'The event kind' },
-                  workspace_id: str('The code of the tenant'),
-                  occurred_at: {
-                    type: 'string',
-                    format: 'date-time',
-                    description: 'When it happened (ISO 8601 UTC)',
-                  },
-                  data: event.schema,
-                },
-              },
-              examples: {
-                [kind]: {
-                  summary: event.summary,
-                  value: {
-                    id: EXAMPLE_ID,
-                    type: kind,
-                    workspace_id: 'demo',
-                    occurred_at: '2026-05-04T06:30:00.000Z',
-                    data: event.example,
-                  },
-                },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': { description: 'Received: any 2xx answer' },
-          '400': { description: 'Refused (a bad signature, say): a failure, retried on the schedule' },
-          '410': { description: 'Gone: the endpoint is paused at once; this and later messages are held' },
-          '429': {
-            description:
-              'Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h)',
-          },
-        },
-        security: [],
-      },
-    };
-  }
+  for (const entry of [...catalogueEntries(), TEST_MESSAGE]) documents[entry.type] = webhookDocument(entry);
   return documents;
+}
+
+function webhookDocument(entry: CatalogueEntry): Record<string, unknown> {
+  const kind = entry.type;
+  return {
+    post: {
+      operationId: `on${kind
+        .split('.')
+        .map((part) => part[0]?.toUpperCase() + part.slice(1))
+        .join('')}`,
+      tags: ['webhooks'],
+      summary: entry.summary,
+      description:
+        `POSTed to the endpoint's URL when an endpoint subscribes to ${kind === TEST_EVENT_TYPE ? 'it (always, on request)' : `\`${kind}\` or \`*\``}. ` +
+        'A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h ' +
+        'and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. ' +
+        'GET /api/webhooks/event-types answers the same schema and example.',
+      parameters: signatureHeaders(kind),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: plainSchema(envelopeSchema(entry)),
+            examples: { [kind]: { summary: entry.summary, value: envelopeExample(entry) } },
+          },
+        },
+      },
+      responses: {
+        '200': { description: 'Received: any 2xx answer' },
+        '400': { description: 'Refused (a bad signature, say): a failure, retried on the schedule' },
+        '410': { description: 'Gone: the endpoint is paused at once; this and later messages are held' },
+        '429': {
+          description:
+            'Too many: retried on the schedule, or later as Retry-After asks (seconds or an HTTP date; at most 24 h)',
+        },
+      },
+      security: [],
+    },
+  };
 }

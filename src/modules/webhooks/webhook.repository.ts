@@ -15,7 +15,7 @@ import type {
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
 import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
-import { subscribes, TEST_EVENT_TYPE } from './events.js';
+import { subscribes } from './events.js';
 
 export type EndpointRow = Selectable<WebhookEndpointsTable>;
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -193,8 +193,9 @@ export async function countTestMessages(
   const rows = await selectScoped(scope, 'webhook_deliveries')
     .select(['status', 'created_at'])
     .where('endpoint_id', '=', endpointId)
-    // Written out, not bound: the partial index of test messages serves only this very condition.
-    .where(sql<SqlBool>`webhook_deliveries.event_type = ${sql.lit(TEST_EVENT_TYPE)}`)
+    // Test messages of any kind (webhook.test and event kinds' examples) are the deliveries that
+    // never count toward pausing. Written out, not bound: the partial index serves only this condition.
+    .where(sql<SqlBool>`webhook_deliveries.counts_toward_pause = ${sql.lit(0)}`)
     .execute();
   const recent = rows.filter((r) => r.created_at > since).map((r) => r.created_at);
   return {

@@ -7,6 +7,7 @@ import { action, subList } from '../../platform/resource/actions.js';
 import { errorAnswers } from '../../platform/resource/answers.js';
 import { idOf, type ResourceRoute, requestContext } from '../../platform/resource/request.js';
 import { type ResourceDeps, resourceRoutes } from '../../platform/resource/routes.js';
+import { eventCatalogue } from './event-catalogue.js';
 import {
   ChangeEndpointBody,
   Confirmation,
@@ -18,11 +19,13 @@ import {
   EndpointParams,
   EndpointShape,
   EndpointWithSecret,
+  EventCatalogueAnswer,
   RecoverAnswer,
   RecoverBody,
   RotateSecretBody,
   StatsAnswer,
   StatsQuery,
+  TestMessageBody,
 } from './webhook.schemas.js';
 import {
   changeWebhookEndpoint,
@@ -91,18 +94,20 @@ function webhookResource(deps: WebhookDeps) {
       remove: (ctx, id) => removeWebhookEndpoint(ctx.scope, id),
     },
     routes: [
+      eventTypesRoute,
       action({
         tag,
         operationId: 'sendWebhookTest',
         path: `${path}/:id/test`,
         params: EndpointParams,
-        summary: 'Send one webhook.test message now',
-        description: `At most ${TEST_MESSAGES_QUEUED} test messages of an endpoint wait or are in flight at a time, and at most ${TEST_MESSAGES_PER_MINUTE} are sent to it a minute; past either the answer is 429 with Retry-After.`,
+        summary: 'Send one test message now: a webhook.test, or the catalogue example of an event kind',
+        description: `Without a body (or without event_type) a \`webhook.test\` message; with \`event_type\`, that kind's example from GET /api/webhooks/event-types as the data, the envelope marked \`test: true\`. Either is one attempt and never counts toward pausing; an endpoint receives it whatever it subscribes to. At most ${TEST_MESSAGES_QUEUED} test messages of an endpoint wait or are in flight at a time, and at most ${TEST_MESSAGES_PER_MINUTE} are sent to it a minute; past either the answer is 429 with Retry-After.`,
+        body: TestMessageBody,
         status: 202,
         answer: data(DeliveryShape),
         errors: [],
-        run: async (ctx, { id, tenantCode }) => ({
-          data: await sendTestMessage(deps, ctx.scope, id, tenantCode),
+        run: async (ctx, { id, tenantCode, body }) => ({
+          data: await sendTestMessage(deps, ctx.scope, id, tenantCode, body?.event_type),
         }),
       }),
       action({
@@ -217,3 +222,21 @@ function endpointStats(deps: WebhookDeps): ResourceRoute {
     );
   };
 }
+
+/** GET /api/webhooks/event-types: the event catalogue, its descriptions in the request's language. */
+const eventTypesRoute: ResourceRoute = (app) => {
+  app.get(
+    `${path}/event-types`,
+    {
+      schema: {
+        tags: [tag],
+        operationId: 'listWebhookEventTypes',
+        summary: 'The event catalogue: every event kind with its JSON Schema and an example message',
+        description:
+          "One item per event kind an endpoint can select: `schema` is the JSON Schema of the whole message (the envelope with its `data`), `example` a message valid against it. Descriptions are in the request's language. The `webhooks` section of this document holds the same schemas.",
+        response: { 200: EventCatalogueAnswer },
+      },
+    },
+    async (request) => ({ data: eventCatalogue(request.language) }),
+  );
+};

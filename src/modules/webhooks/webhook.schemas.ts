@@ -234,3 +234,30 @@ export const DeliveryShape = Type.Object({
 });
 
 export const Confirmation = Type.Array(Type.Object({ status_code: Type.Integer(), message: Type.String() }));
+
+export const TestMessageBody = Type.Object(
+  {
+    event_type: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        description:
+          'An event kind of GET /api/webhooks/event-types: its example is sent, marked test: true. Without it, a webhook.test',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+
+const JsonObject = (description: string) => Type.Object({}, { additionalProperties: true, description });
+
+export const EventCatalogueAnswer = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      type: Type.String({ description: 'The event kind, as endpoints select it' }),
+      group: Type.String({ description: 'What it is about: iot, harvest or webhooks' }),
+      description: Type.String({ description: "What happened, in the request's language" }),
+      schema: JsonObject('JSON Schema (2020-12) of the whole message: the envelope and its data'),
+      example: JsonObject('A message of this kind, valid against schema'),
+    }),
+  ),
+});

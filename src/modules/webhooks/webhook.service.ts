@@ -14,6 +14,7 @@ import {
 } from './custom-headers.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
+import { CATALOGUE_KINDS, catalogueEntry, isCatalogueKind } from './event-catalogue.js';
 import { TEST_EVENT_TYPE } from './events.js';
 import { newDeliveryRow } from './outbox.js';
 import { encryptSecret, newWebhookSecret } from './signing.js';
@@ -301,12 +302,18 @@ export async function enableWebhookEndpoint(deps: WebhookDeps, scope: Scope, id:
   });
 }
 
+/**
+ * Queues one test message: a webhook.test, or with `eventType` that kind's catalogue example marked
+ * `test: true`. Never through emitEvent: only this endpoint gets it, and no mail is written.
+ */
 export async function sendTestMessage(
   deps: WebhookDeps,
   scope: Scope,
   id: string,
   workspaceId: string,
+  eventType?: string,
 ): Promise<Delivery> {
+  const message = testMessageOf(eventType);
   return inTransaction(scope, async (tx) => {
     const row = await findEndpointForUpdate(tx, id);
     if (!row) throw notFound();
@@ -314,17 +321,33 @@ export async function sendTestMessage(
     await assertTestMessageAllowed(deps, tx, row.id, now);
     const delivery = newDeliveryRow({
       endpointId: row.id,
-      type: TEST_EVENT_TYPE,
+      type: message?.type ?? TEST_EVENT_TYPE,
       workspaceId,
-      data: { endpoint_id: row.public_id, message: 'This is a test message from Furrow.' },
+      data: message?.data ?? { endpoint_id: row.public_id, message: 'This is a test message from Furrow.' },
       now,
       test: true,
+      markedTest: message !== undefined,
     });
     await insertDeliveries(tx, [delivery]);
     await notifyDeliveryWorkers(tx.db);
     const stored = await findDelivery(tx, row.id, delivery.public_id);
     return toDelivery(stored!, []);
   });
+}
+
+/** The kind and example data of a test message of an event kind; undefined for a webhook.test. */
+function testMessageOf(eventType: string | undefined): { type: string; data: unknown } | undefined {
+  if (eventType === undefined || eventType === TEST_EVENT_TYPE) return undefined;
+  if (!isCatalogueKind(eventType)) {
+    throw validationFailed([
+      {
+        field: 'event_type',
+        message: 'webhook.event_type_unknown',
+        params: { values: [...CATALOGUE_KINDS, TEST_EVENT_TYPE].join(', ') },
+      },
+    ]);
+  }
+  return { type: eventType, data: catalogueEntry(eventType).example };
 }
 
 /**

@@ -14,6 +14,7 @@ import { AttemptRecorder } from './attempt-recorder.js';
 import { redactCustomHeaders } from './custom-headers.js';
 import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from './delivery-claim.js';
 import { LogPruner } from './delivery-log.js';
+import { countAttempt } from './delivery-metrics.js';
 import { nextDueAt } from './delivery-queue.js';
 import { DeliveryListener, localWakeUp } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
@@ -318,6 +319,8 @@ export class DeliveryWorker implements BackgroundService {
         );
         return;
       }
+      if (recorded.status !== undefined)
+        countAttempt(recorded.status, delivery.body, startedAt + result.durationMs);
       if (recorded.endpointPaused) {
         logger?.warn(
           { endpoint: delivery.endpointPublicId },

@@ -83,8 +83,14 @@ function finishDocument(document: OpenApiDocument, extras: ApiDocumentExtras): O
   return { openapi, info, servers, tags, ...rest } as OpenApiDocument;
 }
 
+/** An operation's mark that its body may be left out (actions.ts optionalBody). */
+export const OPTIONAL_BODY = 'x-optional-body';
+
 function finishOperation(operation: OpenApiOperation, extras: ApiDocumentExtras): OpenApiOperation {
-  const finished: OpenApiOperation = { ...operation };
+  const { [OPTIONAL_BODY]: optionalBody, ...rest } = operation;
+  const finished: OpenApiOperation = { ...rest };
+  if (optionalBody && finished.requestBody)
+    finished.requestBody = { ...finished.requestBody, required: false };
   if (operation.parameters) finished.parameters = operation.parameters.map(queryParameter);
   const responses = { ...operation.responses };
   // Every authenticated operation may answer 401, and one with a body 415 and 422, documented or not.
@@ -110,7 +116,7 @@ function finishOperation(operation: OpenApiOperation, extras: ApiDocumentExtras)
   const json = operation.requestBody?.content?.['application/json'];
   if (examples?.request && operation.requestBody && json) {
     finished.requestBody = {
-      ...operation.requestBody,
+      ...finished.requestBody,
       content: {
         ...operation.requestBody.content,
         'application/json': { ...json, examples: examples.request },
@@ -181,6 +187,7 @@ interface OpenApiContent {
 }
 
 interface OpenApiOperation {
+  [OPTIONAL_BODY]?: boolean;
   operationId?: string;
   tags?: string[];
   security?: unknown[];

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, type TObject, type TProperties, type TSchema, Type } from 'typebox';
 import { authOf, requireOwner } from '../http/auth.js';
+import { OPTIONAL_BODY } from '../http/openapi.js';
 import type { Language } from '../i18n.js';
 import { errorAnswers } from './answers.js';
 import type { RequestContext } from './context.js';
@@ -79,6 +80,8 @@ export function action<Body extends TSchema = TSchema, Params extends TObject = 
           ...(def.description === undefined ? {} : { description: def.description }),
           ...(params === undefined ? {} : { params }),
           ...(def.body === undefined ? {} : { body: def.body }),
+          // The document marks the body optional (openapi.ts); swagger copies x- keys to the operation.
+          ...(def.body !== undefined && bodyIsOptional(def.body) ? { [OPTIONAL_BODY]: true } : {}),
           response: { [def.status ?? 200]: def.answer, ...errorAnswers(...errors) },
         },
       },

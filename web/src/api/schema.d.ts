@@ -1526,10 +1526,30 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send one webhook.test message now
-         * @description At most 5 test messages of an endpoint wait or are in flight at a time, and at most 10 are sent to it a minute; past either the answer is 429 with Retry-After.
+         * Send one test message now: a webhook.test, or the catalogue example of an event kind
+         * @description Without a body (or without event_type) a `webhook.test` message; with `event_type`, that kind's example from GET /api/webhooks/event-types as the data, the envelope marked `test: true`. Either is one attempt and never counts toward pausing; an endpoint receives it whatever it subscribes to. At most 5 test messages of an endpoint wait or are in flight at a time, and at most 10 are sent to it a minute; past either the answer is 429 with Retry-After.
          */
         post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event catalogue: every event kind with its JSON Schema and an example message
+         * @description One item per event kind an endpoint can select: `schema` is the JSON Schema of the whole message (the envelope with its `data`), `example` a message valid against it. Descriptions are in the request's language. The `webhooks` section of this document holds the same schemas.
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1638,7 +1658,7 @@ export interface webhooks {
         put?: never;
         /**
          * A harvest batch was declared and confirmed
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to `harvest.batch.created` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `harvest.batch.created` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onHarvestBatchCreated"];
         delete?: never;
@@ -1658,7 +1678,7 @@ export interface webhooks {
         put?: never;
         /**
          * A sensor reading crossed a threshold rule
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.alert.raised` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.alert.raised` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onIotAlertRaised"];
         delete?: never;
@@ -1678,7 +1698,7 @@ export interface webhooks {
         put?: never;
         /**
          * A reading came back past the rule's clear threshold: the active alert is resolved
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.alert.resolved` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.alert.resolved` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onIotAlertResolved"];
         delete?: never;
@@ -1698,7 +1718,7 @@ export interface webhooks {
         put?: never;
         /**
          * A device sent no reading or heartbeat for longer than its timeout
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.offline` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.offline` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onIotDeviceOffline"];
         delete?: never;
@@ -1718,7 +1738,7 @@ export interface webhooks {
         put?: never;
         /**
          * A device that was offline reported again (a reading or a heartbeat)
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.online` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `iot.device.online` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onIotDeviceOnline"];
         delete?: never;
@@ -1737,8 +1757,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * Another webhook endpoint of the farm was paused (after failures, by an owner, or on 410 Gone); sent to the farm's other endpoints that select it
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to `webhook.endpoint.paused` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * Another of the tenant's webhook endpoints was paused; its events are held until it is enabled
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to `webhook.endpoint.paused` or `*`. A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onWebhookEndpointPaused"];
         delete?: never;
@@ -1757,8 +1777,8 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A test message, sent from the management screen or POST /api/webhooks/{id}/test
-         * @description POSTed to the endpoint's URL when an endpoint subscribes to it (always, on request). A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh.
+         * A test message, sent from the farm app or POST /api/webhooks/{id}/test
+         * @description POSTed to the endpoint's URL when an endpoint subscribes to it (always, on request). A 2xx answer within 10 seconds is success; anything else is retried after 1 min, 5 min, 30 min, 2 h, 6 h and 24 h. The same id and body are sent on every attempt; the timestamp and signatures are fresh. GET /api/webhooks/event-types answers the same schema and example.
          */
         post: operations["onWebhookTest"];
         delete?: never;
@@ -10632,7 +10652,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     /** @description How long the previous secret keeps signing beside the new one (default 86400: 24 hours; 0 stops it at once). A rotation during an overlap makes the current secret the previous one; the older one stops signing. */
@@ -10794,7 +10814,16 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description An event kind of GET /api/webhooks/event-types: its example is sent, marked test: true. Without it, a webhook.test */
+                    event_type?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             202: {
@@ -10845,6 +10874,52 @@ export interface operations {
             };
             /** @description The error shape */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description What happened, in the request's language */
+                            description: string;
+                            /** @description A message of this kind, valid against schema */
+                            example: {
+                                [key: string]: unknown;
+                            };
+                            /** @description What it is about: iot, harvest or webhooks */
+                            group: string;
+                            /** @description JSON Schema (2020-12) of the whole message: the envelope and its data */
+                            schema: {
+                                [key: string]: unknown;
+                            };
+                            /** @description The event kind, as endpoints select it */
+                            type: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The error shape */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11288,13 +11363,18 @@ export interface operations {
                         /** @description Kilograms */
                         quantity_kg: number;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
@@ -11388,7 +11468,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data: {
-                        /** @description The alert raised */
+                        /** @description The alert */
                         alert_id: number;
                         /** @description Device code, unique per tenant */
                         device_code: string;
@@ -11402,27 +11482,32 @@ export interface operations {
                         parcel_ids: number[];
                         /**
                          * Format: date-time
-                         * @description When the reading was taken (ISO 8601 UTC)
+                         * @description When the reading that raised the alert was taken (ISO 8601 UTC)
                          */
-                        recorded_at?: string;
+                        recorded_at: string;
                         /** @description The threshold rule */
-                        rule_id?: number;
-                        /** @enum {string} */
+                        rule_id: number;
+                        /** @description The rule's severity */
                         severity: "info" | "warning" | "critical";
-                        /** @description The rule's threshold */
+                        /** @description The rule's threshold when the alert was raised */
                         threshold: number;
-                        /** @description The value read */
+                        /** @description The value that raised the alert */
                         value: number;
-                        /** @description Zone of the device */
+                        /** @description Zone of the device; null when none */
                         zone_id: number | null;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
@@ -11516,7 +11601,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data: {
-                        /** @description The alert resolved, as in its iot.alert.raised */
+                        /** @description The alert */
                         alert_id: number;
                         /** @description The rule's clear threshold (its threshold when it has none): readings back past it resolve */
                         clear_threshold: number;
@@ -11524,7 +11609,7 @@ export interface operations {
                         device_code: string;
                         /** @description Device id */
                         device_id: number;
-                        /** @description The alert's message, as raised */
+                        /** @description The rule's message with its placeholders filled */
                         message: string;
                         /** @description The metric read, e.g. soil_moisture */
                         metric: string;
@@ -11544,22 +11629,27 @@ export interface operations {
                         resolved_value: number;
                         /** @description The threshold rule */
                         rule_id: number;
-                        /** @enum {string} */
+                        /** @description The rule's severity */
                         severity: "info" | "warning" | "critical";
                         /** @description The rule's threshold when the alert was raised */
                         threshold: number;
-                        /** @description The value that raised the alert (as in iot.alert.raised) */
+                        /** @description The value that raised the alert */
                         value: number;
-                        /** @description Zone of the device */
+                        /** @description Zone of the device; null when none */
                         zone_id: number | null;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
@@ -11659,23 +11749,25 @@ export interface operations {
                         device_id: number;
                         /** @description Device name */
                         device_name: string;
-                        /**
-                         * Format: date-time
-                         * @description Last reading or heartbeat (ISO 8601 UTC); null when it never reported
-                         */
+                        /** @description Last reading or heartbeat (ISO 8601 UTC); null when it never reported */
                         last_heartbeat: string | null;
                         /** @description Parcels of the device */
                         parcel_ids: number[];
-                        /** @description Zone of the device */
+                        /** @description Zone of the device; null when none */
                         zone_id: number | null;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
@@ -11789,16 +11881,21 @@ export interface operations {
                         online_at: string;
                         /** @description Parcels of the device */
                         parcel_ids: number[];
-                        /** @description Zone of the device */
+                        /** @description Zone of the device; null when none */
                         zone_id: number | null;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
@@ -11892,7 +11989,7 @@ export interface operations {
             content: {
                 "application/json": {
                     data: {
-                        /** @description Deliveries in a row that failed every attempt, when it was paused */
+                        /** @description Deliveries in a row that failed every attempt when it was paused */
                         consecutive_failures: number;
                         /** @description Its description */
                         description: string;
@@ -11903,18 +12000,23 @@ export interface operations {
                          * @description When it was paused (ISO 8601 UTC)
                          */
                         paused_at: string;
-                        /** @description Why: "owner" (paused by hand), "gone" (its receiver answered 410) or the failure streak, e.g. "5 consecutive deliveries failed every attempt" */
+                        /** @description Why: "owner" (paused by an owner), "gone" (the receiver answered 410), or the failures */
                         paused_reason: string;
                         /** @description Its receiving URL */
                         url: string;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
@@ -12013,13 +12115,18 @@ export interface operations {
                         /** @description A fixed text */
                         message: string;
                     };
-                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id */
+                    /** @description Message id (msg_…), as X-Service-Delivery and webhook-id; receivers de-duplicate on it */
                     id: string;
                     /**
                      * Format: date-time
                      * @description When it happened (ISO 8601 UTC)
                      */
                     occurred_at: string;
+                    /**
+                     * @description Present (true) only on a test message sent with POST /api/webhooks/{id}/test
+                     * @constant
+                     */
+                    test?: true;
                     /**
                      * @description The event kind
                      * @constant
