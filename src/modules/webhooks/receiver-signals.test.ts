@@ -39,7 +39,12 @@ forEachDialect('webhook deliveries: receivers’ signals', (database) => {
     const ep = await endpoint(() => (gone ? { status: 410, body: 'gone' } : undefined));
     const other = await endpoint();
     const [first] = await emit('iot.alert.raised', { alert_id: 1 });
-    assert.equal(await worker.drain(), 2);
+    // The alert to both, then webhook.endpoint.paused to the other one (it selects every kind).
+    assert.equal(await worker.drain(), 3);
+    assert.deepEqual(
+      other.received().map((r) => r.headers['x-service-event']),
+      ['iot.alert.raised', 'webhook.endpoint.paused'],
+    );
     let state = await getEndpoint(ep.id);
     assert.equal(state.status, 'paused');
     assert.equal(state.paused_reason, 'gone');
@@ -54,7 +59,7 @@ forEachDialect('webhook deliveries: receivers’ signals', (database) => {
     t.clock.advance(DELAYS.at(-1)!);
     assert.equal(await worker.drain(), 1, 'only the other endpoint gets it');
     assert.equal(ep.received().length, 1);
-    assert.equal(other.received().length, 2);
+    assert.equal(other.received().length, 3);
     state = await getEndpoint(ep.id);
     assert.equal(state.held_count, 2);
 
