@@ -580,6 +580,7 @@ function pausedReason(webhook: TodayWebhook, i18n: T): string {
   if (failures) return i18n.plural('paused.consecutive_failures', Number(failures[1]));
   if (/fail/i.test(reason)) return i18n.t('webhooks.reason_failures');
   if (reason === '' || reason === 'manual' || reason === 'owner') return i18n.t('webhooks.reason_manual');
+  if (reason === 'gone') return i18n.t('webhooks.reason_gone');
   return i18n.t('paused.other', { reason });
 }
 

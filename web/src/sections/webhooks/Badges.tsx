@@ -25,7 +25,8 @@ export function usePausedReason(): (endpoint: Endpoint) => string {
     if (reason === '' || /fail/i.test(reason)) {
       return plural('paused.consecutive_failures', Math.max(endpoint.consecutive_failures, 1));
     }
-    if (reason === 'manual') return t('paused.manual');
+    if (reason === 'manual' || reason === 'owner') return t('paused.manual');
+    if (reason === 'gone') return t('paused.gone');
     return t('paused.other', { reason });
   };
 }
