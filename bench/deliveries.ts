@@ -7,7 +7,7 @@ import { request } from 'undici';
 import { fairShares, GLOBAL_CONCURRENCY } from '../src/modules/webhooks/worker.js';
 import type { DialectName } from '../src/platform/db/types.js';
 import type { Figure, Settings } from './figures.js';
-import { deploy, login } from './lib/furrow.js';
+import { deploy, login, ok } from './lib/furrow.js';
 import { percentile, rawPosts, startReceiver } from './lib/receiver.js';
 import { cpuMeter, cpuSeconds, ownCpuSeconds, peakRssMb, postgresCpuSeconds } from './lib/system.js';
 import {
@@ -24,6 +24,9 @@ const HEALTHY_RECEIVERS = 10;
 /** Deliveries one tenant (the bench's) has in flight at most: the ceiling sends as many at once. */
 const IN_FLIGHT = fairShares(GLOBAL_CONCURRENCY).perTenant;
 const LATENCY_RATE = 200;
+/** Fan-out with filters: alerts raised, and how many of the ten endpoints filter them all out. */
+const FANOUT_ALERTS = 1000;
+const FILTERED_ENDPOINTS = 5;
 
 export async function benchDeliveries(dialect: DialectName, settings: Settings): Promise<Figure[]> {
   const figures: Figure[] = [];
@@ -36,6 +39,7 @@ export async function benchDeliveries(dialect: DialectName, settings: Settings):
     if (settings.wanted('event-to-receipt latency')) {
       figures.push(...(await latency(dialect, settings, receiver, peaks)));
     }
+    if (settings.wanted('fan-out')) figures.push(await fanOut(dialect, receiver, peaks));
   } finally {
     receiver.close();
   }
@@ -212,4 +216,71 @@ async function latency(
   } finally {
     await deployment.close();
   }
+}
+
+/**
+ * Fan-out with data filters: 1,000 alerts (severity warning) to 10 endpoints, 5 of which filter
+ * `iot.alert.raised` to critical ones only, so they get nothing: 5,000 deliveries, from the first
+ * reading posted to the last message received. The baseline, in the same run: the same alerts to
+ * only the 5 endpoints without filters (the other 5 removed), the same 5,000 deliveries.
+ */
+async function fanOut(dialect: DialectName, receiver: Receiver, peaks: number[]): Promise<Figure> {
+  const expected = FANOUT_ALERTS * (HEALTHY_RECEIVERS - FILTERED_ENDPOINTS);
+  const run = async (filtered: boolean) => {
+    const deployment = await deploy(dialect, receiverEnv(receiver));
+    try {
+      const serve = await deployment.all();
+      const api = await login(serve.url);
+      await addEndpoints(api, receiver.ports);
+      const listed = await ok(api.call('GET', '/api/webhooks'));
+      const endpoints = (Array.isArray(listed) ? listed : listed.data) as { id: string }[];
+      for (const endpoint of endpoints.slice(HEALTHY_RECEIVERS - FILTERED_ENDPOINTS)) {
+        await ok(
+          filtered
+            ? api.call('PUT', `/api/webhooks/${endpoint.id}`, {
+                filters: { 'iot.alert.raised': { severity: ['critical'] } },
+              })
+            : api.call('DELETE', `/api/webhooks/${endpoint.id}`),
+        );
+      }
+      await addAlertingDevice(api);
+      await receiver.reset();
+      const meter = cpuMeter({
+        furrow: () => cpuSeconds(serve.child.pid!),
+        receiver: () => cpuSeconds(receiver.pid),
+        ...(dialect === 'postgres' ? { postgres: postgresCpuSeconds } : {}),
+      });
+      const started = performance.now();
+      await raiseAlerts(api, FANOUT_ALERTS);
+      await receiver.waitFor(expected, 300_000);
+      const seconds = (performance.now() - started) / 1000;
+      const cpu = meter();
+      // Nothing more arrives: the filtered endpoints were sent nothing.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const received = (await receiver.waitFor(expected, 1000)).received.length;
+      if (received !== expected)
+        throw new Error(`fan-out: ${received} messages received, ${expected} expected`);
+      peaks.push(peakRssMb(serve.child.pid!));
+      await serve.stop();
+      return { rate: expected / seconds, cpu };
+    } finally {
+      await deployment.close();
+    }
+  };
+  const baseline = await run(false);
+  const withFilters = await run(true);
+  return {
+    section: 'deliveries',
+    dialect,
+    name: `fan-out with filters: ${FANOUT_ALERTS.toLocaleString('en')} alerts to ${HEALTHY_RECEIVERS} endpoints, ${FILTERED_ENDPOINTS} filtering them out`,
+    value: withFilters.rate,
+    unit: 'messages/s',
+    baseline: {
+      name: `the same alerts to the ${HEALTHY_RECEIVERS - FILTERED_ENDPOINTS} endpoints without filters only`,
+      value: baseline.rate,
+    },
+    ratio: withFilters.rate / baseline.rate,
+    cpu: withFilters.cpu,
+    baselineCpu: baseline.cpu,
+  };
 }
