@@ -9,6 +9,7 @@ import { Field, type FormErrors, formErrors, noErrors } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
 import { ErrorState, Loading } from '../../ui/States';
 import { type UnclaimedDevice, useAdopt, useUnclaimed, useZones } from './api';
+import { SilenceMinutesField, ZoneField } from './DeviceFields';
 import { LastValues, sourceName } from './NewDevicesPage';
 import { OwnersOnly } from './parts';
 import { texts } from './texts';
@@ -204,44 +205,21 @@ function AdoptForm({ device }: { device: UnclaimedDevice }) {
             />
           )}
         </Field>
-        <Field id="adopt-zone" label={t('devform.zone')} error={errors.fields.zone_id}>
-          {(control) => (
-            <select
-              {...control}
-              ref={refs.zone_id}
-              name="zone_id"
-              value={zoneId}
-              onChange={(e) => setZoneId(e.target.value)}
-            >
-              <option value="">{t('device.no_zone')}</option>
-              {(zones.data ?? []).map((zone) => (
-                <option key={zone.id} value={String(zone.id)}>
-                  {zone.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field
+        <ZoneField
+          id="adopt-zone"
+          value={zoneId}
+          onChange={setZoneId}
+          error={errors.fields.zone_id}
+          inputRef={refs.zone_id}
+        />
+        <SilenceMinutesField
           id="adopt-timeout"
-          label={t('devform.timeout')}
           hint={t('adopt.timeout_hint')}
+          value={minutes}
+          onChange={setMinutes}
           error={errors.fields.heartbeat_timeout_seconds}
-        >
-          {(control) => (
-            <input
-              {...control}
-              ref={refs.heartbeat_timeout_seconds}
-              name="timeout_minutes"
-              type="number"
-              inputMode="numeric"
-              min={1}
-              step={1}
-              value={minutes}
-              onChange={(e) => setMinutes(e.target.value)}
-            />
-          )}
-        </Field>
+          inputRef={refs.heartbeat_timeout_seconds}
+        />
         <div className="form-actions">
           <button type="submit" className="button primary" aria-disabled={adopt.isPending || undefined}>
             {adopt.isPending ? t('form.saving') : t('adopt.submit')}

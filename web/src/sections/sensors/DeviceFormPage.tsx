@@ -9,7 +9,8 @@ import { useTexts } from '../../app/texts';
 import { Field, type FormErrors, formErrors, noErrors } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
 import { ErrorState, Loading } from '../../ui/States';
-import { type Device, useDevice, useSaveDevice, useZones } from './api';
+import { type Device, useDevice, useSaveDevice } from './api';
+import { SilenceMinutesField, ZoneField } from './DeviceFields';
 import { texts } from './texts';
 
 const FIELDS = ['code', 'name', 'dev_eui', 'zone_id', 'heartbeat_timeout_seconds'] as const;
@@ -52,7 +53,6 @@ function DeviceForm({ device }: { device: Device | null }) {
   const { t } = useTexts(texts);
   const announce = useAnnounce();
   const navigate = useNavigate();
-  const zones = useZones();
   const editId = device?.id ?? null;
   const save = useSaveDevice(editId);
   const [code, setCode] = useState(device?.code ?? '');
@@ -213,44 +213,21 @@ function DeviceForm({ device }: { device: Device | null }) {
             />
           )}
         </Field>
-        <Field id="device-zone" label={t('devform.zone')} error={errors.fields.zone_id}>
-          {(control) => (
-            <select
-              {...control}
-              ref={refs.zone_id}
-              name="zone_id"
-              value={zoneId}
-              onChange={(event) => setZoneId(event.target.value)}
-            >
-              <option value="">{t('device.no_zone')}</option>
-              {(zones.data ?? []).map((zone) => (
-                <option key={zone.id} value={String(zone.id)}>
-                  {zone.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-        <Field
+        <ZoneField
+          id="device-zone"
+          value={zoneId}
+          onChange={setZoneId}
+          error={errors.fields.zone_id}
+          inputRef={refs.zone_id}
+        />
+        <SilenceMinutesField
           id="device-timeout"
-          label={t('devform.timeout')}
           hint={t('devform.timeout_hint')}
+          value={minutes}
+          onChange={setMinutes}
           error={errors.fields.heartbeat_timeout_seconds}
-        >
-          {(control) => (
-            <input
-              {...control}
-              ref={refs.heartbeat_timeout_seconds}
-              name="timeout_minutes"
-              type="number"
-              inputMode="numeric"
-              min={1}
-              step={1}
-              value={minutes}
-              onChange={(event) => setMinutes(event.target.value)}
-            />
-          )}
-        </Field>
+          inputRef={refs.heartbeat_timeout_seconds}
+        />
         <div className="form-actions">
           <button type="submit" className="button primary" aria-disabled={save.isPending || undefined}>
             {save.isPending ? t('form.saving') : t(editId === null ? 'devform.create' : 'form.save')}
