@@ -3,6 +3,7 @@
 // owner says it is saved.
 import { Outlet } from '@tanstack/react-router';
 import { createContext, useContext, useMemo, useState } from 'react';
+import './webhooks.css';
 
 export interface RevealedSecret {
   endpointId: string;
