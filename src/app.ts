@@ -26,6 +26,7 @@ import { userRoutes } from './modules/users/user.routes.js';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
+import { PostgresChanges } from './platform/db/postgres-changes.js';
 import { registerAuth } from './platform/http/auth.js';
 import {
   answerClientError,
@@ -119,7 +120,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJsonBodyParser(app);
   registerFormBodyParser(app);
   const { db } = deps.database;
-  const tokenCache = deps.database.changes ? new TokenCache(deps.database.changes) : undefined;
+  const tokenCache = new TokenCache(deps.database.changes);
+  if (deps.database.changes instanceof PostgresChanges) {
+    deps.database.changes.observe((state, err) => {
+      if (state === 'lost') {
+        app.log.warn({ err: err?.message }, 'token cache off: its LISTEN connection is lost; reconnecting');
+      } else app.log.info('token cache on again: listening for changes');
+    });
+  }
   registerAuth(app, (token) => resolveToken({ db, clock: deps.clock, tokenCache }, token));
   // A claim older than twice the request timeout (at least a minute) was left by a process that died.
   const takeoverMs = Math.max(60_000, 2 * deps.config.httpRequestTimeoutMs);

@@ -52,7 +52,7 @@ export async function revokeApiKey(scope: Scope, id: number, now: number): Promi
     .where('id', '=', id)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  authChanged(scope.db);
+  await authChanged(scope.db);
   return Number(result.numUpdatedRows) > 0;
 }
 

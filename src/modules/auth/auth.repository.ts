@@ -104,7 +104,7 @@ export async function revokeAccessToken(scope: Scope, tokenId: number, now: numb
     .where('id', '=', tokenId)
     .where('revoked_at', 'is', null)
     .execute();
-  authChanged(scope.db);
+  await authChanged(scope.db);
 }
 
 /** Ends every session of a user (after a password change), except the one `keepTokenId` names. */
@@ -120,7 +120,7 @@ export async function revokeUserTokens(
     .where('revoked_at', 'is', null);
   if (keepTokenId !== undefined) revoke = revoke.where('id', '<>', keepTokenId);
   await revoke.execute();
-  authChanged(scope.db);
+  await authChanged(scope.db);
 }
 
 // Login attempts, shared by every API process through the database.

@@ -1,6 +1,7 @@
 // The token cache is told of changes to tokens, users and tenants by the code that makes them,
 // whatever the form of the write: an upsert (insert ... on conflict do update) is seen like an
-// update. On PostgreSQL there is no cache, and every answer must be the same.
+// update. On PostgreSQL the change is also heard by NOTIFY (db/postgres-changes.test.ts has the
+// other processes and a lost LISTEN connection).
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
@@ -42,7 +43,7 @@ forEachDialect('token cache', (database) => {
         })
         .onConflict((oc) => oc.column('token_hash').doUpdateSet({ revoked_at: now }))
         .execute();
-      authChanged(trx);
+      await authChanged(trx);
     });
     assert.equal((await me(token)).status, 401);
     assert.equal((await me(kept)).status, 200);
@@ -72,7 +73,7 @@ forEachDialect('token cache', (database) => {
         oc.columns(['tenant_id', 'username']).doUpdateSet({ role: 'owner', updated_at: now }),
       )
       .execute();
-    authChanged(t.database.db);
+    await authChanged(t.database.db);
     assert.equal((await client(t.url, token).get('/api/webhooks')).status, 200);
     assert.equal((await me(token)).body.data.user.role, 'owner');
   });
@@ -87,7 +88,7 @@ forEachDialect('token cache', (database) => {
         .values({ code: farm.code, name: 'Renamed farm', created_at: now, updated_at: now })
         .onConflict((oc) => oc.column('code').doUpdateSet({ name: 'Renamed farm', updated_at: now }))
         .execute();
-      authChanged(trx);
+      await authChanged(trx);
     });
     assert.equal((await me(token)).body.data.tenant.name, 'Renamed farm');
   });

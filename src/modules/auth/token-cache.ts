@@ -1,8 +1,9 @@
-// Access tokens already resolved, so a request need not read its token again: SQLite only, where
-// this process knows exactly when a token, its user or its tenant may have changed. The code that
-// changes them says so (`authChanged`: a logout, a password or role change, a deleted user), and a
-// write by another process shows in the database's data version. An entry is trusted while nothing
-// of those changed since it was read, and never past the token's expiry. Entries are keyed by the
+// Access tokens already resolved, so a request need not read its token again. The code that changes
+// a token, its user or its tenant says so (`authChanged`: a logout, a password or role change, a
+// deleted user). On SQLite a write by another process shows in the database's data version; on
+// PostgreSQL every process hears of it by NOTIFY at the writer's commit, and caches nothing while
+// it is not listening (db/postgres-changes.ts). An entry is trusted while nothing of those changed
+// since it was read, and never past the token's expiry. Entries are keyed by the
 // token itself, so a hit needs no hash; the process holds the tokens of the requests it serves
 // anyway, and only their hashes are ever stored.
 
@@ -21,8 +22,8 @@ export const TOKEN_CACHE_SIZE = 10_000;
  * transaction (`db` is the one that wrote): an update, a delete, an upsert (insert ... on conflict
  * do update). A plain insert need not: a new row changes no AuthContext already read.
  */
-export function authChanged(db: Db): void {
-  noteChange(db, AUTH_ROWS);
+export async function authChanged(db: Db): Promise<void> {
+  await noteChange(db, AUTH_ROWS);
 }
 
 interface Entry {
@@ -36,8 +37,8 @@ export class TokenCache {
 
   constructor(private readonly changes: Changes) {}
 
-  /** The version to read under: take it before reading, hand it back to `keep`. */
-  version(): number {
+  /** The version to read under: take it before reading, hand it back to `keep`; undefined: do not cache. */
+  version(): number | undefined {
     return this.changes.version(AUTH_ROWS);
   }
 

@@ -60,7 +60,7 @@ export async function updateUserRow(
       .where('id', '=', id)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
-    authChanged(scope.db);
+    await authChanged(scope.db);
     return Number(result.numUpdatedRows) > 0;
   } catch (err) {
     if (isUniqueViolation(err)) throw takenField(err);
@@ -76,6 +76,6 @@ export async function softDeleteUser(scope: Scope, id: number, now: number): Pro
     .where('id', '=', id)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
-  authChanged(scope.db);
+  await authChanged(scope.db);
   return Number(result.numUpdatedRows) > 0;
 }

@@ -2,8 +2,9 @@
 import { Kysely, PostgresAdapter, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../../config.js';
+import type { Changes } from './changes.js';
+import { PostgresChanges } from './postgres-changes.js';
 import { createPostgresPool, kyselyPool, type PostgresTimeouts, pingPool } from './postgres-pool.js';
-import type { Changes } from './sqlite/changes.js';
 import { openSqlite } from './sqlite/open.js';
 import type { Database, Db, DialectName } from './types.js';
 
@@ -12,8 +13,11 @@ export interface DatabaseHandle {
   readonly dialect: DialectName;
   /** For PostgreSQL LISTEN/NOTIFY and tools that need the pool; undefined on SQLite. */
   readonly pool: pg.Pool | undefined;
-  /** SQLite: when rows may have changed, for in-process caches (changes.ts); undefined on PostgreSQL. */
-  readonly changes: Changes | undefined;
+  /**
+   * When rows may have changed, for in-process caches (changes.ts). On PostgreSQL the first
+   * version asked for starts this process's LISTEN connection; a process that never asks opens none.
+   */
+  readonly changes: Changes;
   /** select 1, failing within the connect timeout when the database does not answer (/readyz). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -66,13 +70,17 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   const pool = createPostgresPool(databaseUrl, options.maxConnections ?? 10, timeouts, pgTypes);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool(pool) }) });
+  const changes = new PostgresChanges(pool.options);
   return {
     db,
     dialect: 'postgres',
     pool,
-    changes: undefined,
+    changes,
     ping: () => pingPool(pool, timeouts.connectMs),
-    close: () => db.destroy(),
+    close: async () => {
+      await changes.close();
+      await db.destroy();
+    },
   };
 }
 
