@@ -8,6 +8,8 @@ export interface Config {
   readonly databaseUrl: string;
   /** DATABASE_CONNECT_TIMEOUT_MS, DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS (PostgreSQL). */
   readonly databaseTimeouts: PostgresTimeouts;
+  /** DATABASE_PREPARED_STATEMENTS (PostgreSQL): repeated statements prepared once per connection. */
+  readonly databasePreparedStatements: boolean;
   /** 32-byte key from FURROW_SECRET_KEY; undefined means "use or create the key file under ./data/". */
   readonly secretKey: Buffer | undefined;
   readonly tokenTtlSeconds: number;
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
         (raw) => parseLimit(raw, 1000, 3_600_000),
       ),
     }),
+    databasePreparedStatements: read('DATABASE_PREPARED_STATEMENTS', true, parseSwitch),
     secretKey: read('FURROW_SECRET_KEY', undefined, parseSecretKey),
     tokenTtlSeconds: read('TOKEN_TTL_SECONDS', 36000, (raw) =>
       parseInteger(raw, 60, 31_536_000, 'a number of seconds from 60 to 31536000 (one year)'),

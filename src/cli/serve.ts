@@ -54,6 +54,7 @@ export async function serve(args: string[]): Promise<number> {
   const database = openDatabase(config.databaseUrl, {
     maxConnections,
     timeouts: config.databaseTimeouts,
+    preparedStatements: config.databasePreparedStatements,
   });
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];

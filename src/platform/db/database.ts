@@ -4,7 +4,13 @@ import pg from 'pg';
 import { DEFAULT_DATABASE_TIMEOUTS } from '../../config.js';
 import type { Changes } from './changes.js';
 import { PostgresChanges } from './postgres-changes.js';
-import { createPostgresPool, kyselyPool, type PostgresTimeouts, pingPool } from './postgres-pool.js';
+import {
+  createPostgresPool,
+  kyselyPool,
+  type PostgresTimeouts,
+  pingPool,
+  StatementNames,
+} from './postgres-pool.js';
 import { openSqlite } from './sqlite/open.js';
 import type { Database, Db, DialectName } from './types.js';
 
@@ -42,6 +48,11 @@ export interface OpenOptions {
   maxConnections?: number;
   /** PostgreSQL timeouts (DATABASE_*_TIMEOUT_MS); their defaults unless given. */
   timeouts?: PostgresTimeouts;
+  /**
+   * PostgreSQL: statements run again and again are prepared once per connection (named). Off for a
+   * connection pooler that cannot keep them (DATABASE_PREPARED_STATEMENTS=off). Default on.
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -69,7 +80,8 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
   }
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
   const pool = createPostgresPool(databaseUrl, options.maxConnections ?? 10, timeouts, pgTypes);
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool(pool) }) });
+  const names = options.preparedStatements === false ? undefined : new StatementNames();
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: kyselyPool(pool, names) }) });
   const changes = new PostgresChanges(pool.options);
   return {
     db,
