@@ -189,8 +189,8 @@ describe('Webhooks insight: log filters, stats, the list’s last day and the ev
     await assertFits(page, 'the list at phone width');
     await s.screenshot('02-list-phone');
     await page.getByLabel('Language').selectOption('vi');
-    await row.getByText('Gửi thành công 60% trong 24 giờ qua').waitFor();
-    await row.getByText('3 thành công, 2 thất bại').waitFor();
+    await row.getByText('Gửi tới nơi 60% trong 24 giờ qua').waitFor();
+    await row.getByText('3 lần tới nơi, 2 lần thất bại').waitFor();
     await page.getByText('Không có lần gửi nào trong 24 giờ qua').waitFor();
     await page.getByRole('link', { name: 'Các loại sự kiện và tin nhắn mẫu' }).waitFor();
     await assertFits(page, 'the list at phone width, in Vietnamese');

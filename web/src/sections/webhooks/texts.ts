@@ -111,8 +111,8 @@ const insightVi: Record<keyof typeof insightEn, string> = {
   'insight.stats.note': 'Đếm từ nhật ký gửi, nơi lưu 50 lần gửi đã xong gần nhất.',
 
   'insight.list.col': '24 giờ qua',
-  'insight.list.rate': 'Gửi thành công {rate}% trong 24 giờ qua',
-  'insight.list.counts': '{delivered} thành công, {failed} thất bại',
+  'insight.list.rate': 'Gửi tới nơi {rate}% trong 24 giờ qua',
+  'insight.list.counts': '{delivered} lần tới nơi, {failed} lần thất bại',
   'insight.list.none': 'Không có lần gửi nào trong 24 giờ qua',
   'insight.list.events_link': 'Các loại sự kiện và tin nhắn mẫu',
 
