@@ -149,6 +149,7 @@ export const SECTIONS: readonly Section[] = [
     children: [
       { path: '/', page: () => import('../sections/webhooks/WebhookList') },
       { path: '/new', page: () => import('../sections/webhooks/EndpointCreatePage') },
+      { path: '/events', page: () => import('../sections/webhooks/EventCatalogue') },
       { path: '/$id', page: () => import('../sections/webhooks/EndpointDetail') },
       { path: '/$id/edit', page: () => import('../sections/webhooks/EndpointEditPage') },
     ],

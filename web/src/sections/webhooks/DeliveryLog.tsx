@@ -1,9 +1,22 @@
-// The last 50 deliveries of an endpoint; each expands to its attempts and the exact request.
+// The last 50 deliveries of an endpoint, narrowed by the owner's choices (result, event, days);
+// each expands to its attempts and the exact request. The choices live in the page's address, so
+// the polled log (api.ts, useEndpoint) asks for them too.
+import { useNavigate, useParams, useSearch } from '@tanstack/react-router';
 import { Fragment, useState } from 'react';
-import { useI18n } from '../../app/i18n';
+import { isMessageKey, useI18n } from '../../app/i18n';
+import { useTexts } from '../../app/texts';
 import { formatRelative, formatTime } from '../../ui/format';
-import type { Attempt, Delivery } from './api';
+import {
+  type Attempt,
+  DELIVERY_STATUSES,
+  type Delivery,
+  type DeliveryFilters,
+  hasFilters,
+  useEventTypes,
+  useLogFilters,
+} from './api';
 import { DeliveryStatusBadge } from './Badges';
+import { texts } from './texts';
 
 interface DeliveryLogProps {
   deliveries: Delivery[] | null;
@@ -15,7 +28,13 @@ interface DeliveryLogProps {
 
 export function DeliveryLog({ deliveries, refreshing, busy, onRedeliver }: DeliveryLogProps) {
   const { t, language } = useI18n();
+  const own = useTexts(texts);
   const [expanded, setExpanded] = useState<ReadonlySet<string>>(new Set());
+  const filters = useLogFilters();
+  const filtered = hasFilters(filters);
+  // Once choices were made on this page, clearing them is said too.
+  const [chosen, setChosen] = useState(filtered);
+  if (filtered && !chosen) setChosen(true);
 
   function toggle(id: string) {
     setExpanded((current) => {
@@ -32,12 +51,23 @@ export function DeliveryLog({ deliveries, refreshing, busy, onRedeliver }: Deliv
         <h2 id="log-title">{t('log.title')}</h2>
       </div>
       <p className="hint">{t('log.intro')}</p>
+      <LogFilters filters={filters} />
+      {/* Said once the log has answered a change of choices (polls that change nothing stay quiet). */}
+      <p className="filter-result" role="status">
+        {deliveries !== null &&
+          (filtered
+            ? deliveries.length === 0
+              ? own.t('insight.filter.none_match')
+              : own.plural('insight.filter.match', deliveries.length)
+            : chosen && own.t('insight.filter.all_shown'))}
+      </p>
       {deliveries === null && (
         <p className="loading" role="status">
           {t('log.loading')}
         </p>
       )}
-      {deliveries?.length === 0 && <p className="empty-inline">{t('log.empty')}</p>}
+      {deliveries?.length === 0 && !filtered && <p className="empty-inline">{t('log.empty')}</p>}
+      {deliveries?.length === 0 && filtered && <ClearFilters />}
       {deliveries && deliveries.length > 0 && (
         <table className="data-table deliveries">
           <caption className="visually-hidden">{t('log.title')}</caption>
@@ -119,6 +149,145 @@ export function DeliveryLog({ deliveries, refreshing, busy, onRedeliver }: Deliv
         </table>
       )}
     </section>
+  );
+}
+
+/** Writes the log's choices into the page's address (replacing it: Back leaves the page, not a choice). */
+function useSetFilters(): (filters: DeliveryFilters) => void {
+  const navigate = useNavigate();
+  const { id } = useParams({ strict: false }) as { id: string };
+  const search = useSearch({ strict: false }) as Record<string, unknown>;
+  return (filters) => {
+    const { status: _s, event: _e, since: _f, until: _u, ...rest } = search;
+    void navigate({
+      to: '/webhooks/$id',
+      params: { id },
+      search: { ...rest, ...filters } as Record<string, unknown>,
+      replace: true,
+      resetScroll: false,
+    });
+  };
+}
+
+/** After the choices are cleared their button is gone: the focus goes to the first choice. */
+function focusFirstFilter() {
+  requestAnimationFrame(() => document.getElementById('log-filter-status')?.focus());
+}
+
+function ClearFilters() {
+  const { t } = useTexts(texts);
+  const setFilters = useSetFilters();
+  return (
+    <div className="filter-empty">
+      <button
+        type="button"
+        className="button secondary small"
+        onClick={() => {
+          setFilters({});
+          focusFirstFilter();
+        }}
+      >
+        {t('insight.filter.clear')}
+      </button>
+    </div>
+  );
+}
+
+function LogFilters({ filters }: { filters: DeliveryFilters }) {
+  const { t } = useTexts(texts);
+  const setFilters = useSetFilters();
+  const eventTypes = useEventTypes();
+  // The catalogue's kinds (descriptions in the app's language), and test messages.
+  const events = [
+    ...(eventTypes.data ?? []).map((e) => ({ type: e.type, description: e.description })),
+    { type: 'webhook.test', description: '' },
+  ].filter((e, i, all) => all.findIndex((o) => o.type === e.type) === i);
+  if (filters.event && !events.some((e) => e.type === filters.event)) {
+    events.push({ type: filters.event, description: '' });
+  }
+  const eventLabel = ({ type, description }: { type: string; description: string }) => {
+    const key = `event.${type}`;
+    return isMessageKey(key) ? t(key) : description || type;
+  };
+
+  const set = (change: Partial<DeliveryFilters>) => {
+    const next: DeliveryFilters = { ...filters, ...change };
+    // A range given back to front is read as meant: both days included.
+    if (next.since && next.until && next.since > next.until) {
+      [next.since, next.until] = [next.until, next.since];
+    }
+    for (const key of Object.keys(next) as (keyof DeliveryFilters)[]) {
+      if (next[key] === undefined || next[key] === '') delete next[key];
+    }
+    setFilters(next);
+  };
+
+  return (
+    <form className="log-filters" aria-labelledby="log-filters-title" onSubmit={(e) => e.preventDefault()}>
+      <h3 id="log-filters-title">{t('insight.filter.title')}</h3>
+      <div className="log-filter-grid">
+        <div className="field">
+          <label htmlFor="log-filter-status">{t('insight.filter.status')}</label>
+          <select
+            id="log-filter-status"
+            value={filters.status ?? ''}
+            onChange={(e) => set({ status: (e.target.value || undefined) as DeliveryFilters['status'] })}
+          >
+            <option value="">{t('insight.filter.any_status')}</option>
+            {DELIVERY_STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {t(`delivery.${status}`)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="log-filter-event">{t('insight.filter.event')}</label>
+          <select
+            id="log-filter-event"
+            value={filters.event ?? ''}
+            onChange={(e) => set({ event: e.target.value || undefined })}
+          >
+            <option value="">{t('insight.filter.any_event')}</option>
+            {events.map((event) => (
+              <option key={event.type} value={event.type}>
+                {eventLabel(event)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="log-filter-since">{t('insight.filter.since')}</label>
+          <input
+            id="log-filter-since"
+            type="date"
+            value={filters.since ?? ''}
+            onChange={(e) => set({ since: e.target.value || undefined })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="log-filter-until">{t('insight.filter.until')}</label>
+          <input
+            id="log-filter-until"
+            type="date"
+            value={filters.until ?? ''}
+            onChange={(e) => set({ until: e.target.value || undefined })}
+          />
+        </div>
+      </div>
+      {hasFilters(filters) && (
+        <button
+          type="button"
+          className="button secondary small"
+          onClick={() => {
+            setFilters({});
+            focusFirstFilter();
+          }}
+        >
+          {t('insight.filter.clear')}
+        </button>
+      )}
+    </form>
   );
 }
 

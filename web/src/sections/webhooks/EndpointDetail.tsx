@@ -23,6 +23,7 @@ import {
 } from './api';
 import { EndpointStatusBadge, EventList, usePausedReason } from './Badges';
 import { DeliveryLog } from './DeliveryLog';
+import { EndpointStats } from './EndpointStats';
 import { SecretNotice } from './SecretNotice';
 import { useRevealedSecret } from './WebhooksSection';
 
@@ -225,6 +226,7 @@ export default function EndpointDetail() {
         </dl>
       </section>
 
+      <EndpointStats id={id} />
       {deliveries.isError && !deliveries.data ? (
         <ErrorState error={deliveries.error} onRetry={() => void deliveries.refetch()} />
       ) : (

@@ -1,15 +1,17 @@
 // The Webhooks page: every endpoint with its events, status and last delivery. The list looks
 // again every 10 seconds while it is open.
 import { Link } from '@tanstack/react-router';
-import { useI18n } from '../../app/i18n';
+import { useTexts } from '../../app/texts';
 import { formatTime } from '../../ui/format';
 import { PageHeading } from '../../ui/PageHeading';
 import { Empty, ErrorState, Loading } from '../../ui/States';
 import { type Endpoint, useEndpoints, useLastDelivery } from './api';
 import { DeliveryStatusBadge, EndpointStatusBadge, EventList, usePausedReason } from './Badges';
+import { percentOf } from './EndpointStats';
+import { texts } from './texts';
 
 export default function WebhookList() {
-  const { t } = useI18n();
+  const { t } = useTexts(texts);
   const endpoints = useEndpoints();
   const add = (
     <Link className="button primary" to="/webhooks/new">
@@ -24,6 +26,9 @@ export default function WebhookList() {
         {add}
       </div>
       <p className="lead">{t('webhooks.intro')}</p>
+      <p className="events-link">
+        <Link to="/webhooks/events">{t('insight.list.events_link')}</Link>
+      </p>
 
       {endpoints.isPending && <Loading label={t('webhooks.loading')} />}
       {endpoints.isError && <ErrorState error={endpoints.error} onRetry={() => void endpoints.refetch()} />}
@@ -42,6 +47,7 @@ export default function WebhookList() {
               <th scope="col">{t('col.events')}</th>
               <th scope="col">{t('col.status')}</th>
               <th scope="col">{t('col.last_delivery')}</th>
+              <th scope="col">{t('insight.list.col')}</th>
             </tr>
           </thead>
           <tbody>
@@ -56,7 +62,7 @@ export default function WebhookList() {
 }
 
 function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
-  const { t, language, plural } = useI18n();
+  const { t, language, plural } = useTexts(texts);
   const pausedReason = usePausedReason();
   const { last } = useLastDelivery(endpoint);
   return (
@@ -92,6 +98,27 @@ function EndpointRow({ endpoint }: { endpoint: Endpoint }) {
           </>
         )}
       </td>
+      <td data-label={t('insight.list.col')} className="day-stats">
+        <DayStatsText stats={endpoint.stats_24h} />
+      </td>
     </tr>
+  );
+}
+
+/** The share of the last day's finished deliveries that went through, in words. */
+function DayStatsText({ stats }: { stats: Endpoint['stats_24h'] }) {
+  const { t } = useTexts(texts);
+  if (stats === undefined) return <span className="muted">—</span>;
+  if (stats.success_rate === null) return <span className="muted">{t('insight.list.none')}</span>;
+  const rate = percentOf(stats.success_rate);
+  return (
+    <>
+      <span className={rate < 90 ? 'day-rate day-rate-low' : 'day-rate'}>
+        {t('insight.list.rate', { rate })}
+      </span>
+      <span className="day-counts">
+        {t('insight.list.counts', { delivered: stats.delivered, failed: stats.failed })}
+      </span>
+    </>
   );
 }

@@ -1,7 +1,9 @@
 // The Webhooks section's data: types from the generated API schema, queries (cached, polled) and
 // the actions. Every query key starts with 'webhooks', so an action refreshes all of it at once.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useSearch } from '@tanstack/react-router';
 import { type Api, many, one, type paths, unwrap } from '../../api/client';
+import { useI18n } from '../../app/i18n';
 import { useSession } from '../../app/session';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
@@ -46,13 +48,20 @@ export const keys = {
   all: ['webhooks'] as const,
   list: ['webhooks', 'list'] as const,
   endpoint: (id: string) => ['webhooks', 'endpoint', id] as const,
-  deliveries: (id: string) => ['webhooks', 'endpoint', id, 'deliveries'] as const,
+  /** The log unfiltered (shared with the list's last delivery), or narrowed by the owner's choices. */
+  deliveries: (id: string, filters: DeliveryFilters = {}) =>
+    hasFilters(filters)
+      ? (['webhooks', 'endpoint', id, 'deliveries', filters] as const)
+      : (['webhooks', 'endpoint', id, 'deliveries'] as const),
 };
 
 const at = (id: string) => ({ params: { path: { id } } });
 
-async function listDeliveries(api: Api, id: string): Promise<Delivery[]> {
-  return many<Delivery>(await unwrap(api.GET('/api/webhooks/{id}/deliveries', at(id))));
+async function listDeliveries(api: Api, id: string, filters: DeliveryFilters = {}): Promise<Delivery[]> {
+  const query = deliveryQuery(filters);
+  return many<Delivery>(
+    await unwrap(api.GET('/api/webhooks/{id}/deliveries', { params: { path: { id }, query } })),
+  );
 }
 
 export function useEndpoints() {
@@ -95,12 +104,16 @@ function pollDelay(deliveries: Delivery[] | undefined, now = Date.now()): number
   return SLOW_POLL_MS;
 }
 
-/** An endpoint and its delivery log, polled; `active: false` stops asking (e.g. while it is deleted). */
+/**
+ * An endpoint and its delivery log, polled; `active: false` stops asking (e.g. while it is deleted).
+ * The log is narrowed by the filters in the page's address (see useLogFilters).
+ */
 export function useEndpoint(id: string, { active = true, withDeliveries = true } = {}) {
   const { api } = useSession();
+  const filters = useLogFilters();
   const deliveries = useQuery({
-    queryKey: keys.deliveries(id),
-    queryFn: () => listDeliveries(api, id),
+    queryKey: keys.deliveries(id, filters),
+    queryFn: () => listDeliveries(api, id, filters),
     enabled: active && withDeliveries,
     refetchInterval: (query) => (query.state.error ? false : pollDelay(query.state.data)),
   });
@@ -177,5 +190,106 @@ export function useSaveEndpoint(id: string | null) {
       client.setQueryData(keys.endpoint(endpoint.id), { ...endpoint, secret: undefined });
       return client.invalidateQueries({ queryKey: keys.list });
     },
+  });
+}
+
+// Insight: the log's filters, an endpoint's stats and the event catalogue.
+
+/** The owner's choices narrowing the delivery log; dates are days (YYYY-MM-DD) in the browser's time zone. */
+export interface DeliveryFilters {
+  status?: DeliveryStatus;
+  event?: string;
+  since?: string;
+  until?: string;
+}
+
+export const DELIVERY_STATUSES: readonly DeliveryStatus[] = [
+  'succeeded',
+  'failed',
+  'retrying',
+  'pending',
+  'held',
+];
+
+export function hasFilters(filters: DeliveryFilters): boolean {
+  return Object.values(filters).some((value) => value !== undefined);
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The filters in a page address's search part; anything unknown is left out. */
+export function readLogFilters(search: Record<string, unknown>): DeliveryFilters {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const day = (value: unknown) => {
+    const found = text(value);
+    return found && DAY.test(found) ? found : undefined;
+  };
+  const status = text(search.status);
+  const filters: DeliveryFilters = {
+    status: DELIVERY_STATUSES.find((s) => s === status),
+    event: text(search.event),
+    since: day(search.since),
+    until: day(search.until),
+  };
+  for (const key of Object.keys(filters) as (keyof DeliveryFilters)[]) {
+    if (filters[key] === undefined) delete filters[key];
+  }
+  return filters;
+}
+
+/** The log's filters of the page being shown (its address holds them, so reload and Back keep them). */
+export function useLogFilters(): DeliveryFilters {
+  return readLogFilters(useSearch({ strict: false }) as Record<string, unknown>);
+}
+
+/** Midnight starting a day, or ending it (the last millisecond), in the browser's time zone, as ISO 8601. */
+function dayEdge(day: string, edge: 'start' | 'end'): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const start = new Date(y, m - 1, d);
+  return edge === 'start'
+    ? start.toISOString()
+    : new Date(new Date(y, m - 1, d + 1).getTime() - 1).toISOString();
+}
+
+/** GET /api/webhooks/{id}/deliveries's query for these filters: a `since` day counts from its start, `until` to its end. */
+function deliveryQuery(filters: DeliveryFilters) {
+  return {
+    status: filters.status,
+    event_type: filters.event,
+    since: filters.since ? dayEdge(filters.since, 'start') : undefined,
+    until: filters.until ? dayEdge(filters.until, 'end') : undefined,
+  };
+}
+
+export type StatsWindow = '24h' | '7d';
+export type EndpointStats = Json<paths['/api/webhooks/{id}/stats']['get']['responses'][200]>['data'];
+export type EventType = Json<paths['/api/webhooks/event-types']['get']['responses'][200]>['data'][number];
+/** An endpoint's deliveries that finished in the last 24 hours, as the list carries them. */
+export type DayStats = NonNullable<ListItem['stats_24h']>;
+
+/** How often the stats look again while the page is open. */
+const STATS_POLL_MS = 10_000;
+
+export function useEndpointStats(id: string, window: StatsWindow) {
+  const { api } = useSession();
+  return useQuery({
+    queryKey: ['webhooks', 'endpoint', id, 'stats', window] as const,
+    queryFn: async () =>
+      one<EndpointStats>(
+        await unwrap(api.GET('/api/webhooks/{id}/stats', { params: { path: { id }, query: { window } } })),
+      ),
+    refetchInterval: (query) => (query.state.error ? false : STATS_POLL_MS),
+    placeholderData: (previous, previousQuery) => (previousQuery?.queryKey[2] === id ? previous : undefined),
+  });
+}
+
+/** The event catalogue, its descriptions in the app's language (the client sends it with every call). */
+export function useEventTypes() {
+  const { api } = useSession();
+  const { language } = useI18n();
+  return useQuery({
+    queryKey: ['webhooks', 'event-types', language] as const,
+    queryFn: async () => many<EventType>(await unwrap(api.GET('/api/webhooks/event-types'))),
+    staleTime: 60 * 60_000,
   });
 }
