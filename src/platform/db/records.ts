@@ -332,6 +332,38 @@ export async function insertRecord<T extends RecordTable>(
   return row.id;
 }
 
+/** insertRecord, answering the whole row as written (one statement, no read after it). */
+export async function insertRecordRow<T extends RecordTable>(
+  scope: Scope,
+  table: T,
+  values: RecordColumns<T>,
+  now: number,
+): Promise<Row<T> & BaseRow> {
+  const row = await (scope.db as unknown as Kysely<RecordsDb>)
+    .insertInto(table as RecordTable)
+    .values({ ...values, created_at: now, updated_at: now, deleted_at: null, tenant_id: scope.tenantId })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return row as unknown as Row<T> & BaseRow;
+}
+
+/** updateRecord, answering the whole row as changed, or undefined when there is no live row. */
+export async function updateRecordRow<T extends RecordTable>(
+  scope: Scope,
+  table: T,
+  id: number,
+  values: RecordColumns<T>,
+  now: number,
+): Promise<Row<T> | undefined> {
+  const row = await updateRecords(scope, table)
+    .set({ ...values, updated_at: now })
+    .where('id', '=', id)
+    .where('deleted_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return row as unknown as Row<T> | undefined;
+}
+
 /**
  * Changes the given columns of a live row; false when there is none. Rows that an in-process cache
  * holds (users, for the token cache) are changed by their own repository, which tells the cache.

@@ -1,8 +1,10 @@
 // Reference checks: ids a request points at must name live records of the caller's tenant.
 // The composite foreign keys already stop cross-tenant rows; this turns a bad id into a 422 that
 // names the field, and also refuses soft-deleted records, which a foreign key cannot see.
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { FieldError } from '../errors.js';
 import { type Scope, selectScoped } from './scope.js';
+import type { Database } from './types.js';
 
 /** Tenant tables that can be referenced (all have id and deleted_at). */
 export type ReferenceTable =
@@ -43,17 +45,24 @@ export async function checkReferences(scope: Scope, references: readonly Referen
     }
   }
   const found = new Map<ReferenceTable, Set<number>>();
+  // Every table's ids in one statement (a union of one select per table): one round trip.
+  let query: SelectQueryBuilder<Database, ReferenceTable, { t: string; id: number }> | undefined;
   for (const [table, ids] of wanted) {
+    found.set(table, new Set());
     const valid = [...ids].filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647);
-    const rows =
-      valid.length === 0
-        ? []
-        : await selectScoped(scope, table)
-            .select('id')
-            .where('id', 'in', valid)
-            .where('deleted_at', 'is', null)
-            .execute();
-    found.set(table, new Set(rows.map((r) => r.id)));
+    if (valid.length === 0) continue;
+    const select = selectScoped(scope, table as ReferenceTable)
+      .select([sql.lit(table).as('t'), 'id'])
+      .where('id', 'in', valid)
+      .where('deleted_at', 'is', null) as unknown as SelectQueryBuilder<
+      Database,
+      ReferenceTable,
+      { t: string; id: number }
+    >;
+    query = query === undefined ? select : query.unionAll(select);
+  }
+  for (const row of query === undefined ? [] : await query.execute()) {
+    found.get(row.t as ReferenceTable)?.add(row.id);
   }
   const errors: FieldError[] = [];
   for (const { field, table, id } of references) {

@@ -1,10 +1,12 @@
 // The service side of a resource, written once: list with filters, detail, create and update with
 // reference checks in one transaction, soft delete. A resource gives its table, how a request maps
 // to columns and how rows become answers (batch, so nested objects cost one query per kind).
+
+import { isPostgresDb } from '../db/database.js';
 import {
   type Filter,
   findLive,
-  insertRecord,
+  insertRecordRow,
   listLive,
   lockLive,
   type RecordColumns,
@@ -12,10 +14,10 @@ import {
   type RequestColumns,
   type Row,
   softDeleteRecord,
-  updateRecord,
+  updateRecordRow,
 } from '../db/records.js';
 import { checkReferences, type Reference } from '../db/references.js';
-import { inTransaction } from '../db/scope.js';
+import { inTransaction, type Scope } from '../db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../errors.js';
 import type { PageQuery, RequestContext } from './context.js';
 
@@ -48,11 +50,15 @@ export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
 export function recordService<T extends RecordTable, Create, Update, Query>(
   spec: RecordServiceSpec<T, Create | Update, Query>,
 ) {
+  const detail = async (ctx: RequestContext, row: Row<T>): Promise<unknown> => {
+    const [item] = await spec.present(ctx, [row], 'detail');
+    return item;
+  };
+
   const get = async (ctx: RequestContext, id: number): Promise<unknown> => {
     const row = await findLive(ctx.scope, spec.table, id);
     if (!row) throw notFound();
-    const [item] = await spec.present(ctx, [row], 'detail');
-    return item;
+    return detail(ctx, row);
   };
 
   const validate = async (ctx: RequestContext, input: Create | Update, id: number | undefined) => {
@@ -65,6 +71,14 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     // references and checks of each resource refuse a null for a required reference).
     return columns as RecordColumns<T>;
   };
+
+  // A create or an update writes one row after checks that only read. On PostgreSQL, at READ
+  // COMMITTED, a transaction around them would hold nothing that the statements do not hold alone
+  // (the checks take no locks) and would cost a round trip for its begin and one for its commit:
+  // it runs without one unless it writes more rows (afterWrite) or its caller holds one already
+  // (If-Match). On SQLite the transaction keeps other requests off the connection meanwhile.
+  const writing = <R>(scope: Scope, fn: (scope: Scope) => Promise<R>): Promise<R> =>
+    spec.afterWrite || !isPostgresDb(scope.db) ? inTransaction(scope, fn) : fn(scope);
 
   const guarded = async <R>(fn: () => Promise<R>): Promise<R> => {
     try {
@@ -88,26 +102,28 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
 
     create(ctx: RequestContext, input: Create): Promise<{ id: number }> {
       return guarded(() =>
-        inTransaction(ctx.scope, async (scope) => {
+        writing(ctx.scope, async (scope) => {
           const tx: RequestContext = { scope, clock: ctx.clock, user: ctx.user };
           let columns = await validate(tx, input, undefined);
           if (spec.onCreate) columns = await spec.onCreate(tx, columns);
-          const id = await insertRecord(scope, spec.table, columns, ctx.clock.now());
-          if (spec.afterWrite) await spec.afterWrite(tx, id, input);
-          return (await get(tx, id)) as { id: number };
+          // The row as written is the row to answer: afterWrite changes other tables only.
+          const row = await insertRecordRow(scope, spec.table, columns, ctx.clock.now());
+          if (spec.afterWrite) await spec.afterWrite(tx, row.id, input);
+          return (await detail(tx, row)) as { id: number };
         }),
       );
     },
 
     update(ctx: RequestContext, id: number, input: Update): Promise<unknown> {
       return guarded(() =>
-        inTransaction(ctx.scope, async (scope) => {
+        writing(ctx.scope, async (scope) => {
           const tx: RequestContext = { scope, clock: ctx.clock, user: ctx.user };
           if (!(await findLive(scope, spec.table, id))) throw notFound();
           const columns = await validate(tx, input, id);
-          await updateRecord(scope, spec.table, id, columns, ctx.clock.now());
+          const row = await updateRecordRow(scope, spec.table, id, columns, ctx.clock.now());
+          if (!row) throw notFound();
           if (spec.afterWrite) await spec.afterWrite(tx, id, input);
-          return get(tx, id);
+          return detail(tx, row);
         }),
       );
     },
