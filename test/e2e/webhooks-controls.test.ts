@@ -48,7 +48,7 @@ async function plainText(page: Page): Promise<string> {
 
 /** Words of the new parts in English: none may be left once the page speaks Vietnamese. */
 const ENGLISH =
-  /Pause|Send|failed|again|secret|Rotate|Header|Remove|Value|Name|severit|Critical|Warning|Information|hour|days|Until|kept|filters|Cancel|test/;
+  /Pause|Send|failed|again|secret|Rotate|Header|Remove|Value|Name|severit|Critical|Warning|Info|hour|days|Until|kept|filters|Cancel|test/;
 
 const alert = (severity: string, alertId: number) => ({
   alert_id: alertId,
@@ -157,14 +157,17 @@ describe('Webhooks section: the owner’s controls [sqlite, chromium]', () => {
     // Critical alerts only, for "A sensor crosses a threshold".
     const raised = page.getByRole('group', { name: 'A sensor crosses a threshold: only these severities' });
     await raised.getByRole('checkbox', { name: 'Warning' }).uncheck();
-    await raised.getByRole('checkbox', { name: 'Information' }).uncheck();
+    await raised.getByRole('checkbox', { name: 'Info' }).uncheck();
     await s.screenshot('01-form-desktop');
 
     await page.getByRole('button', { name: 'Add receiving address' }).click();
     const hostRow = page.locator('.header-row').nth(1);
     const hostError = hostRow.locator('.field-error');
     await hostError.waitFor();
-    assert.match((await hostError.textContent()) ?? '', /Host/);
+    assert.equal(
+      await hostError.textContent(),
+      'Host cannot be set here: the connection sets it itself. Use another name.',
+    );
     assert.equal(await page.locator('.header-row').nth(0).locator('.field-error').count(), 0);
     assert.equal(await names.nth(1).getAttribute('aria-invalid'), 'true');
     const hostNameId = (await names.nth(1).getAttribute('id'))!;
@@ -185,7 +188,7 @@ describe('Webhooks section: the owner’s controls [sqlite, chromium]', () => {
     assert.deepEqual(saved.filters, { 'iot.alert.raised': { severity: ['critical'] } });
     assert.equal(saved.events.includes('webhook.endpoint.paused'), false);
     const settings = page.locator('.settings');
-    await settings.getByText('only Critical').waitFor();
+    await settings.getByText('only critical').waitFor();
     await settings.locator('code', { hasText: 'X-Farm-Key' }).waitFor();
     assert.equal(await settings.getByText('k-123').count(), 0, 'header values are not shown');
 
@@ -419,8 +422,9 @@ describe('Webhooks section: the owner’s controls [sqlite, chromium]', () => {
     await page
       .locator('.header-row')
       .nth(1)
-      .locator('.field-error')
-      .getByText(/Content-Type/)
+      .locator('.field-error', {
+        hasText: 'Không đặt được Content-Type ở đây: kết nối tự đặt tiêu đề này. Hãy dùng tên khác.',
+      })
       .waitFor();
     assert.doesNotMatch(await plainText(page), ENGLISH);
     assert.ok((await sidewaysOverflow(page)) <= 0, 'the form fits a phone');

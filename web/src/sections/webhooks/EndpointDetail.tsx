@@ -333,7 +333,9 @@ export default function EndpointDetail() {
                       <code>{kind}</code>
                       <span className="event-description">
                         {t('controls.only_severities', {
-                          list: severityChoice[kind].map((s) => t(`controls.severity.${s}`)).join(', '),
+                          list: severityChoice[kind]
+                            .map((s) => t(`controls.severity.${s}`).toLocaleLowerCase(language))
+                            .join(', '),
                         })}
                       </span>
                     </li>

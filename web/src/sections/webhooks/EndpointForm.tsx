@@ -93,6 +93,16 @@ export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
     });
   }
 
+  /** The server's refusals of a header name, in the section's words (either language's message). */
+  function headerError(message: string, name: string): string | null {
+    if (/belongs to HTTP|thuộc về chính HTTP/.test(message))
+      return t('controls.header_reserved_http', { name });
+    if (/Furrow sets and signs|do Furrow tự đặt/.test(message))
+      return t('controls.header_reserved_own', { name });
+    if (/given twice|bị lặp lại/.test(message)) return t('controls.header_duplicate');
+    return null;
+  }
+
   /** The server's refusal: header problems go to their row (`headers.<name>`), the rest to fields. */
   function showServerErrors(err: unknown) {
     const parts = noPartErrors();
@@ -105,7 +115,7 @@ export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
         } else if (fieldError.field.startsWith('headers.')) {
           const name = fieldError.field.slice('headers.'.length);
           const row = headerRows.find((r) => r.name.trim() === name);
-          const text = plainFieldError(fieldError, t);
+          const text = headerError(fieldError.message, name) ?? plainFieldError(fieldError, t);
           if (row) parts.headers[row.key] ??= text;
           else parts.headersGroup ??= text;
         } else others.push(fieldError);

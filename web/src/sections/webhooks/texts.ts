@@ -55,6 +55,10 @@ const controlsEn = {
   'controls.header_remove_label': 'Remove header {n}',
   'controls.header_name_required': 'Give this header a name, or remove it.',
   'controls.headers_full': 'This is the most headers an address can have.',
+  'controls.header_reserved_http':
+    '{name} cannot be set here: the connection sets it itself. Use another name.',
+  'controls.header_reserved_own': '{name} cannot be set here: Furrow sets it on every message itself.',
+  'controls.header_duplicate': 'This name is used twice (capital letters make no difference).',
   'controls.headers_title': 'Headers sent',
 
   'controls.filters_legend': 'Which alerts to send',
@@ -62,7 +66,7 @@ const controlsEn = {
   'controls.severity_hint': 'Untick a severity to stop sending those alerts to this address.',
   'controls.severity.critical': 'Critical',
   'controls.severity.warning': 'Warning',
-  'controls.severity.info': 'Information',
+  'controls.severity.info': 'Info',
   'controls.severity_required': 'Choose at least one severity, or stop sending this event above.',
   'controls.filters_other':
     'This address has other filters set through the API. They are kept as they are when you save.',
@@ -121,13 +125,17 @@ const controlsVi: Record<keyof typeof controlsEn, string> = {
   'controls.header_remove_label': 'Xóa tiêu đề {n}',
   'controls.header_name_required': 'Hãy đặt tên cho tiêu đề này, hoặc xóa nó.',
   'controls.headers_full': 'Một địa chỉ có tối đa chừng này tiêu đề.',
+  'controls.header_reserved_http':
+    'Không đặt được {name} ở đây: kết nối tự đặt tiêu đề này. Hãy dùng tên khác.',
+  'controls.header_reserved_own': 'Không đặt được {name} ở đây: Furrow tự đặt nó trên mỗi tin nhắn.',
+  'controls.header_duplicate': 'Tên này bị dùng hai lần (chữ hoa hay chữ thường đều như nhau).',
   'controls.headers_title': 'Tiêu đề gửi kèm',
 
   'controls.filters_legend': 'Cảnh báo nào được gửi',
   'controls.severity_legend': '{event}: chỉ các mức độ này',
   'controls.severity_hint': 'Bỏ chọn một mức độ để không gửi các cảnh báo đó tới địa chỉ này nữa.',
   'controls.severity.critical': 'Nghiêm trọng',
-  'controls.severity.warning': 'Cảnh báo',
+  'controls.severity.warning': 'Cần chú ý',
   'controls.severity.info': 'Thông tin',
   'controls.severity_required': 'Chọn ít nhất một mức độ, hoặc bỏ chọn sự kiện này ở trên.',
   'controls.filters_other': 'Địa chỉ này có bộ lọc khác được đặt qua API. Chúng được giữ nguyên khi bạn lưu.',
