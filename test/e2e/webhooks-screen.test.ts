@@ -412,6 +412,8 @@ describe('Webhooks section: managing endpoints and deliveries [sqlite, chromium]
     await dialog.waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Rotate secret' }).click();
+    // The previous secret keeps signing for 24 hours unless told otherwise (webhooks-controls.test.ts).
+    await page.getByRole('dialog').getByLabel('Stop it at once').check();
     await s.screenshot('16-rotate-confirmation');
     await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
     await page.getByText('Secret rotated. The previous secret no longer signs messages.').first().waitFor();

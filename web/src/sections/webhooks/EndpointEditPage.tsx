@@ -1,5 +1,6 @@
-// Change an endpoint's address, events or description.
+// Change an endpoint's address, events, description, headers or filters.
 import { useNavigate, useParams } from '@tanstack/react-router';
+import { useEffect } from 'react';
 import { useAnnounce } from '../../app/announce';
 import { useI18n } from '../../app/i18n';
 import { PageHeading } from '../../ui/PageHeading';
@@ -13,7 +14,13 @@ export default function EndpointEditPage() {
   const announce = useAnnounce();
   const navigate = useNavigate();
   const { endpoint } = useEndpoint(id, { withDeliveries: false });
-  if (!endpoint.data) {
+  const { refetch } = endpoint;
+  useEffect(() => {
+    void refetch();
+  }, [refetch]);
+  // The form starts from the endpoint as it is now, never from an older copy in the cache: a filter
+  // or header set elsewhere since must be kept on save, so it must be loaded first.
+  if (!endpoint.data || !(endpoint.isFetchedAfterMount || endpoint.isError)) {
     return (
       <section className="page narrow">
         <PageHeading>{t('form.edit_title')}</PageHeading>

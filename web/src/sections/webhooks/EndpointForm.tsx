@@ -1,13 +1,32 @@
-// Add or edit an endpoint. The API validates (https only, public address, known events); its
-// reasons are shown in plain words next to the field they concern, and the focus goes to the
-// first thing to fix.
+// Add or edit an endpoint. The API validates (https only, public address, known events, headers
+// it may send); its reasons are shown in plain words next to the field (or header row) they
+// concern, and the focus goes to the first thing to fix. Filters the form cannot show are kept.
 import { Link } from '@tanstack/react-router';
 import { type FormEvent, useRef, useState } from 'react';
-import { SessionExpiredError } from '../../api/client';
-import { type MessageKey, useI18n } from '../../app/i18n';
+import { ApiError, SessionExpiredError } from '../../api/client';
+import { plainFieldError } from '../../api/field-errors';
+import type { MessageKey } from '../../app/i18n';
+import { useTexts } from '../../app/texts';
 import { Field, type FormErrors, formErrors, noErrors } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
-import { ALL_EVENTS, type Endpoint, EVENT_KINDS, type EventKind, useSaveEndpoint } from './api';
+import {
+  ALL_EVENTS,
+  DEFAULT_EVENT_KINDS,
+  type Endpoint,
+  EVENT_KINDS,
+  type EventKind,
+  useSaveEndpoint,
+} from './api';
+import {
+  ALERT_KINDS,
+  type AlertKind,
+  FilterChoices,
+  joinFilters,
+  type SeverityChoice,
+  splitFilters,
+} from './FilterChoices';
+import { type HeaderRow, HeaderRows, headerRowsOf, headersOf } from './HeaderRows';
+import { texts } from './texts';
 
 const FIELDS = ['url', 'events', 'description'] as const;
 type FieldName = (typeof FIELDS)[number];
@@ -18,20 +37,35 @@ interface EndpointFormProps {
   onDone: (endpoint: Endpoint) => void;
 }
 
+/** Errors of the header rows (by row key) and of the severity choices (by kind). */
+interface PartErrors {
+  headers: Record<number, string>;
+  headersGroup?: string | undefined;
+  filters: Partial<Record<AlertKind, string>>;
+}
+const noPartErrors = (): PartErrors => ({ headers: {}, filters: {} });
+
 export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
-  const { t } = useI18n();
+  const { t } = useTexts(texts);
   const editId = endpoint?.id ?? null;
   const save = useSaveEndpoint(editId);
   const [url, setUrl] = useState(endpoint?.url ?? '');
-  const [events, setEvents] = useState<Set<string>>(() => new Set(endpoint?.events ?? EVENT_KINDS));
+  const [events, setEvents] = useState<Set<string>>(() => new Set(endpoint?.events ?? DEFAULT_EVENT_KINDS));
   const [description, setDescription] = useState(endpoint?.description ?? '');
+  const [headerRows, setHeaderRows] = useState<HeaderRow[]>(() => headerRowsOf(endpoint?.headers));
+  const [{ choice: initialChoice, other: otherFilters }] = useState(() => splitFilters(endpoint?.filters));
+  const [severities, setSeverities] = useState<SeverityChoice>(initialChoice);
   const [errors, setErrors] = useState<FormErrors<FieldName>>(noErrors);
+  const [partErrors, setPartErrors] = useState<PartErrors>(noPartErrors);
   const summaryRef = useRef<HTMLDivElement>(null);
   const urlRef = useRef<HTMLInputElement>(null);
   const eventsRef = useRef<HTMLFieldSetElement>(null);
   const descriptionRef = useRef<HTMLInputElement>(null);
 
   const allSelected = events.has(ALL_EVENTS);
+  const alertKinds = ALERT_KINDS.filter((kind) => allSelected || events.has(kind));
+  const eventWords = (kind: EventKind) =>
+    kind === 'webhook.endpoint.paused' ? t('controls.event_paused') : t(`event.${kind}` as MessageKey);
 
   function toggle(kind: string, checked: boolean) {
     setEvents((current) => {
@@ -42,38 +76,100 @@ export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
     });
   }
 
-  function showErrors(next: FormErrors<FieldName>) {
+  function showErrors(next: FormErrors<FieldName>, parts: PartErrors = noPartErrors()) {
     setErrors(next);
-    // Move the focus to the first thing to fix, after the errors are rendered.
+    setPartErrors(parts);
+    const badFilter = ALERT_KINDS.find((kind) => parts.filters[kind]);
+    const badRow = headerRows.find((row) => parts.headers[row.key]);
+    // Move the focus to the first thing to fix (in the form's order), after the errors are rendered.
     requestAnimationFrame(() => {
       if (next.fields.url) urlRef.current?.focus();
       else if (next.fields.events) eventsRef.current?.querySelector('input')?.focus();
+      else if (badFilter)
+        document.querySelector<HTMLElement>(`#filter-${badFilter.replaceAll('.', '-')} input`)?.focus();
       else if (next.fields.description) descriptionRef.current?.focus();
+      else if (badRow) document.getElementById(`header-${badRow.key}-name`)?.focus();
       else summaryRef.current?.focus();
     });
+  }
+
+  /** The server's refusals of a header name, in the section's words (either language's message). */
+  function headerError(message: string, name: string): string | null {
+    if (/belongs to HTTP|thuộc về chính HTTP/.test(message))
+      return t('controls.header_reserved_http', { name });
+    if (/Furrow sets and signs|do Furrow tự đặt/.test(message))
+      return t('controls.header_reserved_own', { name });
+    if (/given twice|bị lặp lại/.test(message)) return t('controls.header_duplicate');
+    return null;
+  }
+
+  /** The server's refusal: header problems go to their row (`headers.<name>`), the rest to fields. */
+  function showServerErrors(err: unknown) {
+    const parts = noPartErrors();
+    let rest = err;
+    if (err instanceof ApiError && err.fieldErrors.length > 0) {
+      const others = [];
+      for (const fieldError of err.fieldErrors) {
+        if (fieldError.field === 'headers') {
+          parts.headersGroup ??= plainFieldError(fieldError, t);
+        } else if (fieldError.field.startsWith('headers.')) {
+          const name = fieldError.field.slice('headers.'.length);
+          const row = headerRows.find((r) => r.name.trim() === name);
+          const text = headerError(fieldError.message, name) ?? plainFieldError(fieldError, t);
+          if (row) parts.headers[row.key] ??= text;
+          else parts.headersGroup ??= text;
+        } else others.push(fieldError);
+      }
+      rest = others.length === 0 ? null : new ApiError(err.status, err.message, others, err.code);
+    }
+    showErrors(rest === null ? noErrors() : formErrors(rest, FIELDS, t), parts);
   }
 
   function submit(event: FormEvent) {
     event.preventDefault();
     if (save.isPending) return;
     const selected: EventKind[] = allSelected ? [ALL_EVENTS] : EVENT_KINDS.filter((kind) => events.has(kind));
-    if (selected.length === 0) {
-      showErrors({ fields: { events: t('form.events_required') }, general: [] });
+    const parts = noPartErrors();
+    for (const kind of alertKinds) {
+      if (!(kind in otherFilters) && severities[kind].length === 0) {
+        parts.filters[kind] = t('controls.severity_required');
+      }
+    }
+    for (const row of headerRows) {
+      if (row.name.trim() === '' && row.value !== '')
+        parts.headers[row.key] = t('controls.header_name_required');
+    }
+    const fields: FormErrors<FieldName>['fields'] =
+      selected.length === 0 ? { events: t('form.events_required') } : {};
+    if (fields.events || Object.keys(parts.filters).length > 0 || Object.keys(parts.headers).length > 0) {
+      showErrors({ fields, general: [] }, parts);
       return;
     }
     setErrors(noErrors());
+    setPartErrors(noPartErrors());
     save.mutate(
-      { url: url.trim(), events: selected, description: description.trim() },
+      {
+        url: url.trim(),
+        events: selected,
+        description: description.trim(),
+        // The whole set each time: a removed header is removed.
+        headers: headersOf(headerRows),
+        filters: joinFilters(severities, otherFilters),
+      },
       {
         onSuccess: onDone,
         onError: (err) => {
-          if (!(err instanceof SessionExpiredError)) showErrors(formErrors(err, FIELDS, t));
+          if (!(err instanceof SessionExpiredError)) showServerErrors(err);
         },
       },
     );
   }
 
-  const hasFieldErrors = Object.keys(errors.fields).length > 0;
+  const hasFieldErrors =
+    Object.keys(errors.fields).length > 0 ||
+    Object.keys(partErrors.headers).length > 0 ||
+    partErrors.headersGroup !== undefined ||
+    Object.keys(partErrors.filters).length > 0;
 
   return (
     <section className="page narrow">
@@ -141,7 +237,7 @@ export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
                 onChange={(event) => toggle(kind, event.target.checked)}
               />
               <span>
-                <span className="check-title">{t(`event.${kind}` as MessageKey)}</span>
+                <span className="check-title">{eventWords(kind)}</span>
                 <code>{kind}</code>
               </span>
             </label>
@@ -152,6 +248,14 @@ export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
             </p>
           )}
         </fieldset>
+
+        <FilterChoices
+          kinds={alertKinds}
+          choice={severities}
+          onChange={setSeverities}
+          other={otherFilters}
+          errors={partErrors.filters}
+        />
 
         <Field
           id="endpoint-description"
@@ -170,6 +274,13 @@ export function EndpointForm({ endpoint, onDone }: EndpointFormProps) {
             />
           )}
         </Field>
+
+        <HeaderRows
+          rows={headerRows}
+          onChange={setHeaderRows}
+          errors={partErrors.headers}
+          groupError={partErrors.headersGroup}
+        />
 
         <div className="form-actions">
           <button type="submit" className="button primary" aria-disabled={save.isPending || undefined}>

@@ -5,10 +5,12 @@ import { ShownOnce } from '../../ui/ShownOnce';
 interface SecretNoticeProps {
   secret: string;
   reason: 'created' | 'rotated';
+  /** What happened, when the reason's own words do not say it all (a rotation with an overlap). */
+  context?: string | undefined;
   onDismiss: () => void;
 }
 
-export function SecretNotice({ secret, reason, onDismiss }: SecretNoticeProps) {
+export function SecretNotice({ secret, reason, context, onDismiss }: SecretNoticeProps) {
   const { t } = useI18n();
   return (
     <ShownOnce
@@ -16,7 +18,7 @@ export function SecretNotice({ secret, reason, onDismiss }: SecretNoticeProps) {
       onDismiss={onDismiss}
       words={{
         title: t('secret.title'),
-        context: t(reason === 'created' ? 'secret.created' : 'secret.rotated'),
+        context: context ?? t(reason === 'created' ? 'secret.created' : 'secret.rotated'),
         warning: t('secret.once'),
         copy: t('secret.copy'),
         copied: t('secret.copied'),

@@ -33,8 +33,13 @@ export const EVENT_KINDS = [
   'iot.device.offline',
   'iot.device.online',
   'harvest.batch.created',
+  'webhook.endpoint.paused',
 ] as const;
 export const ALL_EVENTS = '*';
+/** What a new endpoint selects: the farm's events; the note about another address's pause is asked for. */
+export const DEFAULT_EVENT_KINDS = EVENT_KINDS.filter((kind) => kind !== 'webhook.endpoint.paused');
+/** The kind of the plain test message (POST …/test without an event kind). */
+export const TEST_MESSAGE_KIND = 'webhook.test';
 
 /** How often the list looks again while it is open. */
 const LIST_POLL_MS = 10_000;
@@ -140,7 +145,15 @@ function useEndpointAction<A, R>(run: (api: Api, args: A) => Promise<R>) {
 }
 
 export const useSendTest = () =>
-  useEndpointAction((api, id: string) => unwrap(api.POST('/api/webhooks/{id}/test', at(id))));
+  useEndpointAction((api, { id, eventType }: { id: string; eventType: string }) =>
+    unwrap(
+      api.POST('/api/webhooks/{id}/test', {
+        ...at(id),
+        // No body for the plain test message, as before; any other kind sends its example.
+        ...(eventType === TEST_MESSAGE_KIND ? {} : { body: { event_type: eventType } }),
+      }),
+    ),
+  );
 
 export const useRedeliver = () =>
   useEndpointAction((api, { id, deliveryId }: { id: string; deliveryId: string }) =>
@@ -151,14 +164,30 @@ export const useRedeliver = () =>
     ),
   );
 
+/** How long the previous secret keeps signing after a rotation; undefined: the server's default (24 hours). */
 export const useRotateSecret = () =>
-  useEndpointAction(async (api, id: string) =>
-    // An empty body: the server's default overlap (the previous secret signs 24 hours more).
-    one<Endpoint>(await unwrap(api.POST('/api/webhooks/{id}/rotate-secret', { ...at(id), body: {} }))),
-  );
+  useEndpointAction(async (api, { id, overlapSeconds }: { id: string; overlapSeconds?: number }) => {
+    // Always a JSON body, `{}` at least.
+    const body = overlapSeconds === undefined ? {} : { expire_previous_in_seconds: overlapSeconds };
+    return one<Endpoint>(await unwrap(api.POST('/api/webhooks/{id}/rotate-secret', { ...at(id), body })));
+  });
 
 export const useEnable = () =>
   useEndpointAction((api, id: string) => unwrap(api.POST('/api/webhooks/{id}/enable', at(id))));
+
+/** The owner pauses sending: events are held, and sent when the endpoint is enabled again. */
+export const usePause = () =>
+  useEndpointAction((api, id: string) => unwrap(api.POST('/api/webhooks/{id}/pause', at(id))));
+
+/** Sends again every delivery that failed in [since, until] (ISO 8601); answers how many were queued. */
+export const useRecover = () =>
+  useEndpointAction(
+    async (api, { id, since, until }: { id: string; since: string; until?: string | undefined }) => {
+      const body = until === undefined ? { since } : { since, until };
+      const answer = await unwrap(api.POST('/api/webhooks/{id}/recover', { ...at(id), body }));
+      return one<{ count: number }>(answer).count;
+    },
+  );
 
 /** Forgets a removed endpoint's data, once its page is closed. */
 export function useForgetEndpoint() {
