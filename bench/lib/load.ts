@@ -7,7 +7,7 @@ import { type CpuSources, cpuMeter } from './system.js';
 export interface LoadOptions {
   /** One URL, or several whose loads run side by side and add up (one per API process). */
   urls: string[];
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   body?: string;
   headers?: Record<string, string>;
   /** Headers made afresh for every request (a new Idempotency-Key each time), next to `headers`. */
