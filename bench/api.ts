@@ -125,6 +125,8 @@ interface Measurement {
   idempotencyKey?: boolean;
   /** Every request with If-Match naming the record's current ETag (as its first answer gave it). */
   ifMatch?: boolean;
+  /** The path names `{id}`: requests go to this many of the newest crops in turn. */
+  spread?: number;
   /** On SQLite, against the bytes ceiling. */
   target?: number;
   /** On PostgreSQL, also against the pg handler (bench/pg-ceiling-server.ts), with this target. */
@@ -171,14 +173,15 @@ const MEASUREMENTS: Measurement[] = [
     idempotencyKey: true,
     target: 0.3,
   },
-  // The same record (a demo crop no other figure reads) changed to the same values each time, so
-  // its ETag, and with it If-Match, stays valid: each request locks, reads, compares and writes.
+  // 50 crops in turn (`spread`), each changed to the same values every time, so that its ETag, and
+  // with it If-Match, stays current: each request locks the row, reads and compares, and writes.
   {
     name: 'crop update, If-Match',
-    path: '/api/crop/crop/2',
+    path: '/api/crop/crop/{id}',
     method: 'PUT',
     body: CROP_INPUT,
     ifMatch: true,
+    spread: 50,
     pgHandlerTarget: 0.5,
   },
 ];
@@ -213,26 +216,47 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
       if (!settings.wanted(m.name)) continue;
       const method = m.method ?? 'GET';
       const input = m.body ? JSON.parse(m.body) : undefined;
-      let ifMatch: Record<string, string> = {};
-      if (m.ifMatch) {
-        // The values set once, so that every later request finds the record at the same version.
-        const first = await api.call(method, m.path, input);
-        if (first.status >= 300 || !first.headers.etag)
-          throw new Error(`${m.path}: ${first.status} ${first.text}`);
-        ifMatch = { 'if-match': first.headers.etag };
+      // The paths the requests take in turn, each with its own If-Match.
+      const ids = m.spread
+        ? ((await ok(api.call('GET', `/api/crop/crop?pageLimit=${m.spread}`))) as { id: number }[]).map(
+            (c) => c.id,
+          )
+        : [undefined];
+      const targets: { path: string; headers: Record<string, string>; sample: Answer }[] = [];
+      for (const id of ids) {
+        const path = m.path.replace('{id}', String(id));
+        let ifMatch: Record<string, string> = {};
+        if (m.ifMatch) {
+          // The values set once, so that every later request finds the record at the same version.
+          const first = await api.call(method, path, input);
+          if (first.status >= 300 || !first.headers.etag)
+            throw new Error(`${path}: ${first.status} ${first.text}`);
+          ifMatch = { 'if-match': first.headers.etag };
+        }
+        const sample = await api.call(method, path, input, ifMatch);
+        if (sample.status >= 300) throw new Error(`${path}: ${sample.status} ${sample.text}`);
+        await ceiling.set(method, path, sample);
+        targets.push({ path, headers: ifMatch, sample });
       }
-      const headers = { ...auth, ...ifMatch, ...(m.body ? { 'content-type': 'application/json' } : {}) };
-      const sample = await api.call(method, m.path, input, ifMatch);
-      if (sample.status >= 300) throw new Error(`${m.path}: ${sample.status} ${sample.text}`);
-      await ceiling.set(method, m.path, sample);
+      const [first] = targets;
+      if (!first) throw new Error(`${m.name}: no record to request`);
+      const rotation = (prefix: string) =>
+        targets.length > 1
+          ? targets.map((t) => ({ path: `${prefix}${t.path}`, headers: t.headers }))
+          : undefined;
+      const headers = {
+        ...auth,
+        ...first.headers,
+        ...(m.body ? { 'content-type': 'application/json' } : {}),
+      };
       const handler = m.pgHandlerTarget !== undefined ? pgHandler : undefined;
       if (handler) {
-        const answer = await callApi(handler.url, method, m.path, {
+        const answer = await callApi(handler.url, method, first.path, {
           body: input,
           token: api.token,
-          headers: ifMatch,
+          headers: first.headers,
         });
-        assertSameAnswer(m.name, sample, answer, method === 'POST');
+        assertSameAnswer(m.name, first.sample, answer, method === 'POST');
       }
       const common = {
         method,
@@ -248,7 +272,8 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
       for (let round = 0; round < settings.rounds; round++) {
         const t = await load({
           ...common,
-          urls: [`${ceiling.url}/c${m.path}`],
+          urls: [`${ceiling.url}/c${first.path}`],
+          rotation: rotation('/c'),
           body: m.body,
           cpu: ceilingCpu,
         });
@@ -256,7 +281,8 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
         if (handler) {
           const h = await load({
             ...common,
-            urls: [`${handler.url}${m.path}`],
+            urls: [`${handler.url}${first.path}`],
+            rotation: rotation(''),
             body: m.body,
             cpu: {
               'pg handler': () => cpuSeconds(handler.child.pid!),
@@ -269,7 +295,8 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
         const freshHeaders = m.idempotencyKey ? () => ({ 'idempotency-key': randomUUID() }) : undefined;
         const r = await load({
           ...common,
-          urls: [`${server.url}${m.path}`],
+          urls: [`${server.url}${first.path}`],
+          rotation: rotation(''),
           body: m.body,
           cpu,
           freshHeaders,
