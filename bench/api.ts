@@ -1,13 +1,15 @@
-// API throughput against its ceiling (a bare Fastify route answering the same bytes from memory),
-// IoT ingestion, and the peak memory of the API process, on one dialect.
-import { spawn } from 'node:child_process';
+// API throughput against its ceiling (a bare Fastify route answering the same bytes from memory) and,
+// on PostgreSQL, against a second ceiling (a Fastify + pg handler doing the same work by hand), IoT
+// ingestion, and the peak memory of the API process, on one dialect.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { bulkWorkTimeouts, openDatabase } from '../src/platform/db/database.js';
 import type { DialectName } from '../src/platform/db/types.js';
 import { freePort } from '../test/support/processes.js';
 import type { Figure, Settings } from './figures.js';
-import { deploy, login, ok, tenantIds } from './lib/furrow.js';
+import { type Answer, callApi, deploy, login, ok, tenantIds } from './lib/furrow.js';
 import { type LoadResult, load } from './lib/load.js';
 import { seedCrops, seedTasks } from './lib/seed.js';
 import { cpuSeconds, ownCpuSeconds, peakRssMb, postgresCpuSeconds } from './lib/system.js';
@@ -15,31 +17,44 @@ import { cpuSeconds, ownCpuSeconds, peakRssMb, postgresCpuSeconds } from './lib/
 interface Ceiling {
   url: string;
   pid: number;
-  /** The ceiling answers `path` with this status, these headers and this body. */
-  set(path: string, answer: { status: number; headers: Record<string, string>; text: string }): Promise<void>;
+  /** The ceiling answers `method path` with this status, these headers and this body. */
+  set(
+    method: string,
+    path: string,
+    answer: { status: number; headers: Record<string, string>; text: string },
+  ): Promise<void>;
   stop(): void;
 }
 
-async function startCeiling(): Promise<Ceiling> {
+/** A server of bench/ started with `env`, once it answers `ping`. */
+async function startServer(file: string, ping: string, env: Record<string, string> = {}) {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'ceiling-server.ts')], {
-    env: { ...process.env, PORT: String(port) },
+  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, file)], {
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: 'inherit',
   });
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
-      await fetch(`${url}/c/ping`);
+      await fetch(`${url}${ping}`);
       break;
     } catch (err) {
-      if (i > 100) throw err;
+      if (i > 100) {
+        child.kill('SIGTERM');
+        throw err;
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
+  return { url, child };
+}
+
+async function startCeiling(): Promise<Ceiling> {
+  const { url, child } = await startServer('ceiling-server.ts', '/c/ping');
   return {
     url,
     pid: child.pid!,
-    async set(path, answer) {
+    async set(method, path, answer) {
       const headers = Object.fromEntries(
         Object.entries(answer.headers).filter(
           ([name]) => !['content-length', 'date', 'connection', 'keep-alive'].includes(name),
@@ -48,12 +63,54 @@ async function startCeiling(): Promise<Ceiling> {
       const res = await fetch(`${url}/set`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ path, body: answer.text, status: answer.status, headers }),
+        body: JSON.stringify({ method, path, body: answer.text, status: answer.status, headers }),
       });
       if (!res.ok) throw new Error(`ceiling /set: ${res.status}`);
     },
     stop: () => child.kill('SIGTERM'),
   };
+}
+
+/** Furrow's pool size on PostgreSQL for `furrow serve --role api` (src/cli/serve.ts). */
+const FURROW_API_POOL = 10;
+
+/**
+ * The PostgreSQL ceiling (bench/pg-ceiling-server.ts): the routes' work written by hand with
+ * Fastify and pg, on a pool of Furrow's size.
+ */
+async function startPgHandler(databaseUrl: string): Promise<{ url: string; child: ChildProcess }> {
+  return startServer('pg-ceiling-server.ts', '/ping', {
+    DATABASE_URL: databaseUrl,
+    POOL_SIZE: String(FURROW_API_POOL),
+  });
+}
+
+/** The answer headers that carry the same work as the body (versions, paging, where a record is). */
+const CHECKED_HEADERS = ['etag', 'x-total-count', 'link', 'location', 'preference-applied'];
+
+/**
+ * Throws unless the pg handler answered as Furrow did: the same status, the same JSON after parsing
+ * and the same checked headers. A create's new id (in its body and Location) is left out.
+ */
+function assertSameAnswer(name: string, furrow: Answer, handler: Answer, created: boolean): void {
+  const comparable = (answer: Answer) => {
+    const json =
+      created && Array.isArray(answer.json) ? answer.json.map(({ id: _id, ...rest }) => rest) : answer.json;
+    const headers = Object.fromEntries(
+      CHECKED_HEADERS.filter((h) => answer.headers[h] !== undefined).map((h) => [
+        h,
+        created && h === 'location' ? answer.headers[h]?.replace(/\/\d+$/, '/{id}') : answer.headers[h],
+      ]),
+    );
+    return { status: answer.status, json, headers };
+  };
+  const a = comparable(furrow);
+  const b = comparable(handler);
+  if (!isDeepStrictEqual(a, b)) {
+    throw new Error(
+      `${name}: the pg handler's answer differs from Furrow's\nFurrow: ${JSON.stringify(a)}\npg handler: ${JSON.stringify(b)}`,
+    );
+  }
 }
 
 const CONNECTIONS = 50;
@@ -62,50 +119,70 @@ const INGESTION = 'IoT readings ingested (batches of 100)';
 interface Measurement {
   name: string;
   path: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   body?: string;
   /** Every request with a new Idempotency-Key: the key's claim and kept answer on each create. */
   idempotencyKey?: boolean;
-  target: number;
+  /** Every request with If-Match naming the record's current ETag (as its first answer gave it). */
+  ifMatch?: boolean;
+  /** The path names `{id}`: requests go to this many of the newest crops in turn. */
+  spread?: number;
+  /** On SQLite, against the bytes ceiling. */
+  target?: number;
+  /** On PostgreSQL, also against the pg handler (bench/pg-ceiling-server.ts), with this target. */
+  pgHandlerTarget?: number;
 }
 
+const CROP_INPUT = JSON.stringify({
+  name: 'Bench crop',
+  code: 'B',
+  price: 1,
+  status: 1,
+  crop_type: 1,
+  category_id: 1,
+});
+
 const MEASUREMENTS: Measurement[] = [
-  { name: 'crop detail', path: '/api/crop/crop/1', target: 0.6 },
-  { name: 'crop list (pageLimit 20)', path: '/api/crop/crop?page=0&pageLimit=20', target: 0.5 },
-  { name: 'season detail', path: '/api/crop/season/1', target: 0.6 },
+  { name: 'crop detail', path: '/api/crop/crop/1', target: 0.6, pgHandlerTarget: 0.6 },
+  {
+    name: 'crop list (pageLimit 20)',
+    path: '/api/crop/crop?page=0&pageLimit=20',
+    target: 0.5,
+    pgHandlerTarget: 0.6,
+  },
+  { name: 'season detail', path: '/api/crop/season/1', target: 0.6, pgHandlerTarget: 0.6 },
   {
     name: 'task list, date filter',
     path: '/api/diary/production?from_date=2020-01-02&to_date=2020-01-02&pageLimit=20',
     target: 0.5,
+    pgHandlerTarget: 0.6,
   },
   {
     name: 'crop create',
     path: '/api/crop/crop',
     method: 'POST',
-    body: JSON.stringify({
-      name: 'Bench crop',
-      code: 'B',
-      price: 1,
-      status: 1,
-      crop_type: 1,
-      category_id: 1,
-    }),
+    body: CROP_INPUT,
     target: 0.3,
+    pgHandlerTarget: 0.5,
   },
   {
     name: 'crop create, Idempotency-Key',
     path: '/api/crop/crop',
     method: 'POST',
-    body: JSON.stringify({
-      name: 'Bench crop',
-      code: 'B',
-      price: 1,
-      status: 1,
-      crop_type: 1,
-      category_id: 1,
-    }),
+    body: CROP_INPUT,
     idempotencyKey: true,
     target: 0.3,
+  },
+  // 50 crops in turn (`spread`), each changed to the same values every time, so that its ETag, and
+  // with it If-Match, stays current: each request locks the row, reads and compares, and writes.
+  {
+    name: 'crop update, If-Match',
+    path: '/api/crop/crop/{id}',
+    method: 'PUT',
+    body: CROP_INPUT,
+    ifMatch: true,
+    spread: 50,
+    pgHandlerTarget: 0.5,
   },
 ];
 
@@ -114,6 +191,7 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
   if (!MEASUREMENTS.some((m) => settings.wanted(m.name)) && !settings.wanted(INGESTION)) return figures;
   const deployment = await deploy(dialect);
   const ceiling = await startCeiling();
+  let pgHandler: { url: string; child: ChildProcess } | undefined;
   try {
     const server = await deployment.api();
     const api = await login(server.url);
@@ -123,6 +201,9 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
     await seedCrops(handle.db, tenantId, 0, settings.apiRows);
     await seedTasks(handle.db, tenantId, ownerId, 0, settings.apiRows);
     await handle.close();
+    if (dialect === 'postgres' && MEASUREMENTS.some((m) => m.pgHandlerTarget && settings.wanted(m.name))) {
+      pgHandler = await startPgHandler(deployment.databaseUrl);
+    }
 
     const auth = { authorization: `Bearer ${api.token}` };
     const cpu = {
@@ -134,10 +215,49 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
     for (const m of MEASUREMENTS) {
       if (!settings.wanted(m.name)) continue;
       const method = m.method ?? 'GET';
-      const headers = { ...auth, ...(m.body ? { 'content-type': 'application/json' } : {}) };
-      const sample = await api.call(method, m.path, m.body ? JSON.parse(m.body) : undefined);
-      if (sample.status >= 300) throw new Error(`${m.path}: ${sample.status} ${sample.text}`);
-      await ceiling.set(m.path, sample);
+      const input = m.body ? JSON.parse(m.body) : undefined;
+      // The paths the requests take in turn, each with its own If-Match.
+      const ids = m.spread
+        ? ((await ok(api.call('GET', `/api/crop/crop?pageLimit=${m.spread}`))) as { id: number }[]).map(
+            (c) => c.id,
+          )
+        : [undefined];
+      const targets: { path: string; headers: Record<string, string>; sample: Answer }[] = [];
+      for (const id of ids) {
+        const path = m.path.replace('{id}', String(id));
+        let ifMatch: Record<string, string> = {};
+        if (m.ifMatch) {
+          // The values set once, so that every later request finds the record at the same version.
+          const first = await api.call(method, path, input);
+          if (first.status >= 300 || !first.headers.etag)
+            throw new Error(`${path}: ${first.status} ${first.text}`);
+          ifMatch = { 'if-match': first.headers.etag };
+        }
+        const sample = await api.call(method, path, input, ifMatch);
+        if (sample.status >= 300) throw new Error(`${path}: ${sample.status} ${sample.text}`);
+        await ceiling.set(method, path, sample);
+        targets.push({ path, headers: ifMatch, sample });
+      }
+      const [first] = targets;
+      if (!first) throw new Error(`${m.name}: no record to request`);
+      const rotation = (prefix: string) =>
+        targets.length > 1
+          ? targets.map((t) => ({ path: `${prefix}${t.path}`, headers: t.headers }))
+          : undefined;
+      const headers = {
+        ...auth,
+        ...first.headers,
+        ...(m.body ? { 'content-type': 'application/json' } : {}),
+      };
+      const handler = m.pgHandlerTarget !== undefined ? pgHandler : undefined;
+      if (handler) {
+        const answer = await callApi(handler.url, method, first.path, {
+          body: input,
+          token: api.token,
+          headers: first.headers,
+        });
+        assertSameAnswer(m.name, first.sample, answer, method === 'POST');
+      }
       const common = {
         method,
         headers,
@@ -145,25 +265,42 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
         durationS: settings.durationS,
         warmupS: settings.warmupS,
       };
-      // Ceiling and Furrow in turns; the best of each counts (noise on a shared machine only slows).
+      // Ceilings and Furrow in turns; the best of each counts (noise on a shared machine only slows).
       let top: LoadResult | undefined;
       let run: LoadResult | undefined;
+      let byHand: LoadResult | undefined;
       for (let round = 0; round < settings.rounds; round++) {
         const t = await load({
           ...common,
-          urls: [`${ceiling.url}/c${m.path}`],
+          urls: [`${ceiling.url}/c${first.path}`],
+          rotation: rotation('/c'),
           body: m.body,
           cpu: ceilingCpu,
         });
+        if (!top || t.rps > top.rps) top = t;
+        if (handler) {
+          const h = await load({
+            ...common,
+            urls: [`${handler.url}${first.path}`],
+            rotation: rotation(''),
+            body: m.body,
+            cpu: {
+              'pg handler': () => cpuSeconds(handler.child.pid!),
+              'load generator': ownCpuSeconds,
+              postgres: postgresCpuSeconds,
+            },
+          });
+          if (!byHand || h.rps > byHand.rps) byHand = h;
+        }
         const freshHeaders = m.idempotencyKey ? () => ({ 'idempotency-key': randomUUID() }) : undefined;
         const r = await load({
           ...common,
-          urls: [`${server.url}${m.path}`],
+          urls: [`${server.url}${first.path}`],
+          rotation: rotation(''),
           body: m.body,
           cpu,
           freshHeaders,
         });
-        if (!top || t.rps > top.rps) top = t;
         if (!run || r.rps > run.rps) run = r;
       }
       if (!top || !run) throw new Error('rounds must be at least 1');
@@ -176,10 +313,26 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
         p99Ms: run.p99Ms,
         baseline: { name: 'bare Fastify', value: top.rps },
         ratio: run.rps / top.rps,
-        ...(dialect === 'sqlite' ? { target: { ratio: m.target } } : {}),
+        ...(dialect === 'sqlite' && m.target !== undefined ? { target: { ratio: m.target } } : {}),
         cpu: run.cpu,
         baselineCpu: top.cpu,
       });
+      if (byHand && m.pgHandlerTarget !== undefined) {
+        figures.push({
+          section: 'api',
+          dialect,
+          name: `${m.name} (pg handler)`,
+          value: run.rps,
+          unit: 'req/s',
+          p99Ms: run.p99Ms,
+          baseline: { name: 'Fastify + pg by hand', value: byHand.rps },
+          ratio: run.rps / byHand.rps,
+          target: { ratio: m.pgHandlerTarget },
+          cpu: run.cpu,
+          baselineCpu: byHand.cpu,
+          note: `pg handler: p99 ${byHand.p99Ms} ms`,
+        });
+      }
     }
 
     if (settings.wanted(INGESTION)) {
@@ -223,6 +376,7 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
     });
   } finally {
     ceiling.stop();
+    pgHandler?.child.kill('SIGTERM');
     await deployment.close();
   }
   return figures;

@@ -1,6 +1,6 @@
 // The ceiling: a bare Fastify server answering fixed bytes from memory. Each Furrow route is
 // measured against this server answering that route's own answer (status, headers and body) for the
-// same URL, in the same run.
+// same method and URL, in the same run.
 import Fastify from 'fastify';
 
 interface Answer {
@@ -12,13 +12,14 @@ interface Answer {
 const answers = new Map<string, Answer>();
 const app = Fastify({ logger: false });
 app.post('/set', async (request) => {
-  const { path, ...answer } = request.body as { path: string } & Answer;
-  answers.set(path, answer);
+  const { method, path, ...answer } = request.body as { method: string; path: string } & Answer;
+  answers.set(`${method} ${path}`, answer);
   return { ok: true };
 });
 app.all('/c/*', async (request, reply) => {
-  const answer = answers.get(request.url.slice(2));
-  if (!answer) return reply.code(404).send({ error: `nothing set for ${request.url.slice(2)}` });
+  const key = `${request.method} ${request.url.slice(2)}`;
+  const answer = answers.get(key);
+  if (!answer) return reply.code(404).send({ error: `nothing set for ${key}` });
   reply.code(answer.status).headers(answer.headers);
   return answer.body;
 });

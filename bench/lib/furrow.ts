@@ -130,40 +130,50 @@ export interface Answer {
 export interface Api {
   base: string;
   token: string;
-  call(method: string, path: string, body?: unknown): Promise<Answer>;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Answer>;
+}
+
+/** One JSON request to `base` (any server speaking the API), its answer read whole. */
+export async function callApi(
+  base: string,
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string; headers?: Record<string, string> } = {},
+): Promise<Answer> {
+  const { body, token, headers: extra } = options;
+  const res = await request(`${base}${path}`, {
+    method: method as 'GET',
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...extra,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.body.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { status: res.statusCode, headers, text, json: json as any };
 }
 
 export async function login(base: string, tenant = TENANT): Promise<Api> {
-  const call = async (method: string, path: string, body?: unknown, token?: string) => {
-    const res = await request(`${base}${path}`, {
-      method: method as 'GET',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await res.body.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    return { status: res.statusCode, headers, text, json: json as any };
-  };
-  const answer = await call('POST', '/api/auth/login', {
-    tenantcode: tenant.code,
-    username: tenant.owner,
-    password: tenant.password,
+  const answer = await callApi(base, 'POST', '/api/auth/login', {
+    body: { tenantcode: tenant.code, username: tenant.owner, password: tenant.password },
   });
   const token = answer.json?.data?.token;
   if (typeof token !== 'string') throw new Error(`login failed: ${answer.text}`);
   return {
     base,
     token,
-    call: (method, path, body) => call(method, path, body, token),
+    call: (method, path, body, headers) => callApi(base, method, path, { body, token, headers }),
   };
 }
 

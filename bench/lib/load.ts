@@ -7,11 +7,16 @@ import { type CpuSources, cpuMeter } from './system.js';
 export interface LoadOptions {
   /** One URL, or several whose loads run side by side and add up (one per API process). */
   urls: string[];
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   body?: string;
   headers?: Record<string, string>;
   /** Headers made afresh for every request (a new Idempotency-Key each time), next to `headers`. */
   freshHeaders?: () => Record<string, string>;
+  /**
+   * Requests that take these paths (with their own headers, next to `headers`) in turn, in place
+   * of the URL's own path: writes spread over several records.
+   */
+  rotation?: { path: string; headers: Record<string, string> }[];
   /** A body made afresh for every request (an event with a new id each time), in place of `body`. */
   freshBody?: () => string;
   /**
@@ -34,6 +39,8 @@ export interface LoadResult {
 }
 
 function run(url: string, options: LoadOptions, connections: number, durationS: number) {
+  const rotation = options.rotation;
+  let turn = 0;
   return autocannon({
     url,
     connections,
@@ -41,15 +48,19 @@ function run(url: string, options: LoadOptions, connections: number, durationS: 
     method: options.method ?? 'GET',
     ...(options.body === undefined ? {} : { body: options.body }),
     ...(options.headers ? { headers: options.headers } : {}),
-    ...(options.freshHeaders || options.freshBody
+    ...(options.freshHeaders || options.freshBody || rotation
       ? {
           requests: [
             {
-              setupRequest: (request: autocannon.Request) => ({
-                ...request,
-                headers: { ...request.headers, ...options.freshHeaders?.() },
-                ...(options.freshBody ? { body: options.freshBody() } : {}),
-              }),
+              setupRequest: (request: autocannon.Request) => {
+                const next = rotation?.[turn++ % rotation.length];
+                return {
+                  ...request,
+                  ...(next ? { path: next.path } : {}),
+                  headers: { ...request.headers, ...next?.headers, ...options.freshHeaders?.() },
+                  ...(options.freshBody ? { body: options.freshBody() } : {}),
+                };
+              },
             },
           ],
         }
