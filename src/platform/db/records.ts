@@ -280,6 +280,32 @@ export async function lockLive(scope: Scope, table: RecordTable, id: number): Pr
     .execute();
 }
 
+/**
+ * A live record's row, held until the caller's transaction ends (lockLive and findLive in one
+ * statement on PostgreSQL: SELECT … FOR NO KEY UPDATE; on SQLite the transaction holds it).
+ */
+export async function findLiveLocked<T extends RecordTable>(
+  scope: Scope,
+  table: T,
+  id: number,
+): Promise<Row<T> | undefined> {
+  if (!isPostgresDb(scope.db)) return findLive(scope, table, id);
+  let query = lockedByIdQueries.get(table);
+  if (query === undefined) {
+    query = preparedQuery((db, p: { tenantId: number; id: number }) =>
+      selectRecords({ db, tenantId: p.tenantId }, table)
+        .selectAll()
+        .where('id', '=', p.id)
+        .where('deleted_at', 'is', null)
+        .forNoKeyUpdate(),
+    );
+    lockedByIdQueries.set(table, query);
+  }
+  return asRows<T>(await query.all(scope.db, { tenantId: scope.tenantId, id }))[0];
+}
+
+const lockedByIdQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; id: number }, BaseRow>>();
+
 /** Rows by id for nesting in answers (soft-deleted ones too: an answer still names what it points at). */
 export async function findByIds<T extends RecordTable>(
   scope: Scope,

@@ -120,6 +120,8 @@ export function answerETag(request: FastifyRequest, reply: FastifyReply, record:
 export interface ConditionalService<Id> {
   get?(ctx: RequestContext, id: Id): Promise<unknown>;
   lock?(ctx: RequestContext, id: Id): Promise<void>;
+  /** lock and get in one: the detail of a record held for the rest of the caller's transaction. */
+  lockedGet?(ctx: RequestContext, id: Id): Promise<unknown>;
   update?(ctx: RequestContext, id: Id, input: never): Promise<unknown>;
   remove?(ctx: RequestContext, id: Id): Promise<void>;
 }
@@ -147,6 +149,10 @@ export function ifMatchSupport<Id>(noun: string, service: ConditionalService<Id>
     ) {
       const header = request.headers['if-match'];
       if (header === undefined || !get || !lock) return write(ctx);
+      const { lockedGet } = service;
+      if (lockedGet) {
+        return writeIfMatch(ctx, header, { lock: async () => {}, read: (tx) => lockedGet(tx, id), write });
+      }
       return writeIfMatch(ctx, header, { lock: (tx) => lock(tx, id), read: (tx) => get(tx, id), write });
     },
   };

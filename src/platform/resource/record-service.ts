@@ -6,6 +6,7 @@ import { isPostgresDb } from '../db/database.js';
 import {
   type Filter,
   findLive,
+  findLiveLocked,
   insertRecordRow,
   listLive,
   lockLive,
@@ -46,6 +47,9 @@ export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
   onWriteError?(err: unknown): never;
   filters?(ctx: RequestContext, query: Query): Filter<T>[];
 }
+
+/** Records each transaction has read under lock (lockedGet): an update there need not look again. */
+const lockedInTransaction = new WeakMap<object, Set<string>>();
 
 export function recordService<T extends RecordTable, Create, Update, Query>(
   spec: RecordServiceSpec<T, Create | Update, Query>,
@@ -100,6 +104,16 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     /** Holds the record's row for the rest of the caller's transaction (an If-Match check and its write). */
     lock: (ctx: RequestContext, id: number) => lockLive(ctx.scope, spec.table, id),
 
+    /** lock and get in one statement: the detail of a record held for the caller's transaction. */
+    async lockedGet(ctx: RequestContext, id: number): Promise<unknown> {
+      const row = await findLiveLocked(ctx.scope, spec.table, id);
+      if (!row) throw notFound();
+      let held = lockedInTransaction.get(ctx.scope.db);
+      if (held === undefined) lockedInTransaction.set(ctx.scope.db, (held = new Set()));
+      held.add(`${spec.table}:${id}`);
+      return detail(ctx, row);
+    },
+
     create(ctx: RequestContext, input: Create): Promise<{ id: number }> {
       return guarded(() =>
         writing(ctx.scope, async (scope) => {
@@ -118,7 +132,9 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
       return guarded(() =>
         writing(ctx.scope, async (scope) => {
           const tx: RequestContext = { scope, clock: ctx.clock, user: ctx.user };
-          if (!(await findLive(scope, spec.table, id))) throw notFound();
+          // A record this transaction holds (If-Match read it under lock) exists: no need to look.
+          const held = lockedInTransaction.get(scope.db)?.has(`${spec.table}:${id}`) === true;
+          if (!held && !(await findLive(scope, spec.table, id))) throw notFound();
           const columns = await validate(tx, input, id);
           const row = await updateRecordRow(scope, spec.table, id, columns, ctx.clock.now());
           if (!row) throw notFound();
