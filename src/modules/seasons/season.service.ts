@@ -24,10 +24,11 @@ import {
 } from '../../platform/resource/record-service.js';
 import { presentFarm } from '../places/places.service.js';
 import type { SeasonCreate, SeasonQuery, SeasonUpdate } from './season.schemas.js';
+import { findSeasonDetail, type SeasonLookups } from './season-detail.js';
 
 type Input = Static<typeof SeasonCreate> | Static<typeof SeasonUpdate>;
 
-async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list' | 'detail') {
+async function lookupsOf(ctx: RequestContext, rows: Row<'seasons'>[]): Promise<SeasonLookups> {
   const [crops, blocks, farms, templates] = await Promise.all([
     findByIds(
       ctx.scope,
@@ -50,6 +51,18 @@ async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list'
       rows.map((r) => r.season_template_id),
     ),
   ]);
+  return { crops, blocks, farms, templates };
+}
+
+async function present(ctx: RequestContext, rows: Row<'seasons'>[], form: 'list' | 'detail') {
+  return presentWith(await lookupsOf(ctx, rows), rows, form);
+}
+
+function presentWith(
+  { crops, blocks, farms, templates }: SeasonLookups,
+  rows: Row<'seasons'>[],
+  form: 'list' | 'detail',
+) {
   return rows.map((row) => {
     const crop = crops.get(row.crop_id);
     const block = row.block_id === null ? undefined : blocks.get(row.block_id);
@@ -197,6 +210,10 @@ export const seasonService = recordService<
 >({
   table: 'seasons',
   present,
+  readDetail: async (ctx, id) => {
+    const found = await findSeasonDetail(ctx.scope, id);
+    return found && presentWith(found.lookups, [found.row], 'detail')[0];
+  },
   toColumns: (input, errors) => toColumns(input, errors),
   // An update that sends one side of the range is compared with the stored other side.
   check: async (ctx, c, errors, id) => {

@@ -28,6 +28,8 @@ export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
   table: T;
   /** Rows → answers, in order. `form` tells the list form from the detail form. */
   present(ctx: RequestContext, rows: Row<T>[], form: 'list' | 'detail'): Promise<unknown[]> | unknown[];
+  /** The detail form of a live record read at once (e.g. one statement with joins), else undefined. */
+  readDetail?(ctx: RequestContext, id: number): Promise<unknown>;
   /** The columns a request sets (only the fields it carries); format problems go to errors. */
   toColumns(input: Input, errors: FieldError[], ctx: RequestContext): RequestColumns<T>;
   /** Column values set on create only (defaults that depend on the request, e.g. created_by). */
@@ -60,6 +62,11 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
   };
 
   const get = async (ctx: RequestContext, id: number): Promise<unknown> => {
+    if (spec.readDetail) {
+      const item = await spec.readDetail(ctx, id);
+      if (item === undefined) throw notFound();
+      return item;
+    }
     const row = await findLive(ctx.scope, spec.table, id);
     if (!row) throw notFound();
     return detail(ctx, row);
