@@ -7,6 +7,7 @@ import {
   type ExpressionBuilder,
   type Generated,
   type Kysely,
+  type RawBuilder,
   type Selectable,
   type SelectQueryBuilder,
   type SqlBool,
@@ -371,6 +372,33 @@ export async function insertRecordRow<T extends RecordTable>(
     .returningAll()
     .executeTakeFirstOrThrow();
   return row as unknown as Row<T> & BaseRow;
+}
+
+/**
+ * insertRecordRow when `condition` holds, in the same statement (INSERT … SELECT … WHERE): the
+ * row, or undefined when the condition did not hold and nothing was written.
+ */
+export async function insertRecordRowIf<T extends RecordTable>(
+  scope: Scope,
+  table: T,
+  values: RecordColumns<T>,
+  now: number,
+  condition: RawBuilder<boolean>,
+): Promise<(Row<T> & BaseRow) | undefined> {
+  const all: Record<string, unknown> = {
+    ...values,
+    created_at: now,
+    updated_at: now,
+    deleted_at: null,
+    tenant_id: scope.tenantId,
+  };
+  const columns = Object.keys(all);
+  const { rows } = await sql<Row<T> & BaseRow>`insert into ${sql.table(table)} (${sql.join(
+    columns.map((column) => sql.ref(column)),
+  )}) select ${sql.join(columns.map((column) => sql`${all[column]}`))} where ${condition} returning *`.execute(
+    scope.db,
+  );
+  return rows[0];
 }
 
 /** updateRecord, answering the whole row as changed, or undefined when there is no live row. */

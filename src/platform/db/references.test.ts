@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
 import { type Graph, seedGraph } from '../../../test/support/resources.js';
-import { checkReferences } from './references.js';
+import { insertRecordRowIf } from './records.js';
+import { checkReferences, type Reference, referencesLive } from './references.js';
 
 forEachDialect('checkReferences', (database) => {
   let t: TestApp;
@@ -54,5 +56,52 @@ forEachDialect('checkReferences', (database) => {
       { field: 'crop_type_id', message: 'field.not_found' },
       { field: 'block_id', message: 'field.not_found' },
     ]);
+  });
+
+  // The same rules, checked by a write in its own statement (INSERT … SELECT … WHERE referencesLive).
+  const writesWith = async (references: Reference[]) => {
+    const condition = referencesLive(scope(), references);
+    if (condition === undefined) return 'nothing to check';
+    const row = await insertRecordRowIf(
+      scope(),
+      'crop_types',
+      { name: 'probe', parent_id: null } as never,
+      1,
+      condition,
+    );
+    if (row) await sql`delete from crop_types where id = ${row.id}`.execute(t.database.db);
+    return row === undefined ? 'refused' : 'written';
+  };
+
+  it('lets a write check its references in its own statement, by the same rules', async () => {
+    assert.equal(await writesWith([{ field: 'farm_id', table: 'farms', id: null }]), 'nothing to check');
+    assert.equal(
+      await writesWith([
+        { field: 'zone_id', table: 'zones', id: g.zone },
+        { field: 'parcel_ids', table: 'parcels', id: [g.parcel, g.parcel] },
+        { field: 'crop_type_id', table: 'crop_types', id: g.cropType },
+        { field: 'season_id', table: 'seasons', id: null },
+        { field: 'user_id', table: 'users', id: mine.owner.id },
+      ]),
+      'written',
+    );
+    for (const bad of [
+      { field: 'zone_id', table: 'zones', id: theirs.zone },
+      { field: 'parcel_ids', table: 'parcels', id: [g.parcel, deletedParcel] },
+      { field: 'parcel_ids', table: 'parcels', id: [g.parcel, theirs.parcel] },
+      { field: 'parcel_id', table: 'parcels', id: deletedParcel },
+      { field: 'crop_type_id', table: 'crop_types', id: 2 ** 40 },
+      { field: 'block_id', table: 'blocks', id: 0 },
+    ] satisfies Reference[]) {
+      assert.equal(
+        await writesWith([{ field: 'zone_id', table: 'zones', id: g.zone }, bad]),
+        'refused',
+        bad.field,
+      );
+    }
+    const probes = await sql<{
+      n: number;
+    }>`select count(*) as n from crop_types where name = 'probe'`.execute(t.database.db);
+    assert.equal(Number(probes.rows[0]?.n), 0, 'a refused write leaves nothing');
   });
 });

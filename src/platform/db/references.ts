@@ -1,7 +1,7 @@
 // Reference checks: ids a request points at must name live records of the caller's tenant.
 // The composite foreign keys already stop cross-tenant rows; this turns a bad id into a 422 that
 // names the field, and also refuses soft-deleted records, which a foreign key cannot see.
-import { type SelectQueryBuilder, sql } from 'kysely';
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
 import type { FieldError } from '../errors.js';
 import { type Scope, selectScoped } from './scope.js';
 import type { Database } from './types.js';
@@ -72,6 +72,35 @@ export async function checkReferences(scope: Scope, references: readonly Referen
     }
   }
   return errors;
+}
+
+/**
+ * A condition that holds when every reference names a live record of scope's tenant (for a write
+ * that checks its references in its own statement: INSERT … SELECT … WHERE <this>); undefined when
+ * there is nothing to check. An id that cannot be valid makes the condition false.
+ */
+export function referencesLive(
+  scope: Scope,
+  references: readonly Reference[],
+): RawBuilder<boolean> | undefined {
+  const conditions: RawBuilder<boolean>[] = [];
+  for (const { table, id } of references) {
+    const ids = [...new Set(idsOf(id))];
+    if (ids.length === 0) continue;
+    if (!ids.every((one) => Number.isSafeInteger(one) && one > 0 && one <= 2_147_483_647))
+      return sql<boolean>`1 = 0`;
+    // Kysely puts a query inside sql`` in parentheses itself: exists (select …).
+    const live = selectScoped(scope, table)
+      .select(sql.lit(1).as('one'))
+      .where('id', 'in', ids)
+      .where('deleted_at', 'is', null);
+    conditions.push(
+      ids.length === 1
+        ? sql<boolean>`exists ${live}`
+        : sql<boolean>`(select count(*) from ${live} as found) = ${ids.length}`,
+    );
+  }
+  return conditions.length === 0 ? undefined : sql<boolean>`${sql.join(conditions, sql` and `)}`;
 }
 
 function idsOf(id: Reference['id']): readonly number[] {
