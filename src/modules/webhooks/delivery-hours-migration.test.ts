@@ -4,10 +4,10 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { type Kysely, Migrator } from 'kysely';
 import { forEachDialect } from '../../../test/support/databases.js';
-import { addToDeliveryHours, HourTally } from '../../modules/webhooks/delivery-hours.js';
-import { type DatabaseHandle, openDatabase } from './database.js';
-import { migrateToLatest } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { type DatabaseHandle, openDatabase } from '../../platform/db/database.js';
+import { migrateToLatest } from '../../platform/db/migrate.js';
+import { migrations } from '../../platform/db/migrations/index.js';
+import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 
 const MIN = 60_000;
 
