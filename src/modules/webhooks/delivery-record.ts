@@ -61,8 +61,8 @@ export async function recordAttempt(
 /**
  * recordAttempt for several attempts in one transaction (one commit instead of one each), in
  * endpoint order so that concurrent batches lock endpoint rows in the same order; the roll-up gets
- * one upsert per endpoint and hour of the batch, at its end. If the batch
- * fails, each attempt is recorded in a transaction of its own, so one bad attempt loses no other.
+ * one upsert per endpoint and hour of the batch, at its end, in key order. If the batch fails, each
+ * attempt is recorded in a transaction of its own, so one bad attempt loses no other.
  */
 export async function recordAttempts(
   db: Kysely<Database>,
