@@ -1,5 +1,6 @@
 // Several real worker processes on one PostgreSQL database and one HTTPS receiver: every
-// delivery arrives, none twice; a worker killed mid-batch loses nothing.
+// delivery arrives, none twice, and the hourly roll-up the workers add to concurrently counts each
+// once; a worker killed mid-batch loses nothing.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { emitEvent } from '../src/modules/webhooks/outbox.js';
@@ -104,6 +105,23 @@ forEachDialect('webhook worker processes', (database) => {
     }
   }
 
+  /** The roll-up summed over an endpoint's hours, as the stats read it. */
+  async function rolledUp(endpointId: string) {
+    const stats = (await owner.get(`/api/webhooks/${endpointId}/stats`)).body.data;
+    const row = await t.database.db
+      .selectFrom('webhook_delivery_hours as h')
+      .innerJoin('webhook_endpoints as e', (join) =>
+        join.onRef('e.tenant_id', '=', 'h.tenant_id').onRef('e.id', '=', 'h.endpoint_id'),
+      )
+      .select((eb) => [
+        eb.fn.sum<string>('h.attempts').as('attempts'),
+        eb.fn.sum<string>('h.succeeded').as('succeeded'),
+      ])
+      .where('e.public_id', '=', endpointId)
+      .executeTakeFirstOrThrow();
+    return { succeeded: stats.succeeded, failed: stats.failed, attempts: Number(row.attempts) };
+  }
+
   const countsById = (path: string) => {
     const counts = new Map<string, number>();
     for (const r of receiver.requests.filter((q) => q.path === path)) {
@@ -113,8 +131,8 @@ forEachDialect('webhook worker processes', (database) => {
     return counts;
   };
 
-  it('three workers deliver 2,000 messages to one receiver, each exactly once', async (ctx) => {
-    await endpointAt('/bulk');
+  it('three workers deliver 2,000 messages to one receiver, each exactly once, counted once', async (ctx) => {
+    const bulk = await endpointAt('/bulk');
     const started = await startWorkers(3);
     ctx.after(() => Promise.all(started.map((w) => w.stop('SIGKILL'))));
     const startedAt = Date.now();
@@ -137,6 +155,7 @@ forEachDialect('webhook worker processes', (database) => {
       .where('status', '!=', 'succeeded')
       .execute();
     assert.deepEqual(failed, []);
+    assert.deepEqual(await rolledUp(bulk), { succeeded: 2000, failed: 0, attempts: 2000 });
     for (const w of started) assert.equal(await w.stop('SIGTERM'), 0, w.output());
     workers.length = 0;
   });
@@ -168,7 +187,7 @@ forEachDialect('webhook worker processes', (database) => {
   it('a worker stopped with SIGTERM mid-batch finishes and records its attempts: none twice', async (ctx) => {
     await t.database.db.deleteFrom('webhook_endpoints').execute();
     receiver.script = () => ({ delayMs: 200 });
-    await endpointAt('/term');
+    const term = await endpointAt('/term');
     const ids = await emitMany(300);
     const before = receiver.requests.length;
     const started = await startWorkers(2);
@@ -183,6 +202,7 @@ forEachDialect('webhook worker processes', (database) => {
       [...counts.values()].filter((n) => n !== 1),
       [],
     );
+    assert.deepEqual(await rolledUp(term), { succeeded: 300, failed: 0, attempts: 300 });
     assert.equal(await other!.stop('SIGTERM'), 0);
   });
 

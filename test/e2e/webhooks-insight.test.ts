@@ -228,6 +228,10 @@ describe('Webhooks insight: log filters, stats, the list’s last day and the ev
     const day = (await request(t.url, 'GET', `/api/webhooks/${endpointId}/stats?window=24h`, { token })).body
       .data;
     assert.deepEqual([day.succeeded, day.failed, day.pending], [3, 2, 0]);
+    // Counted from the hourly roll-up, whole hours: the note names the first hour, not the log's 50.
+    const note = (await stats.locator(':scope > p.hint').textContent()) ?? '';
+    assert.match(note, /^Counted hour by hour, from .+:00 .+\.$/);
+    assert.doesNotMatch(note, /50/);
 
     await stats.getByLabel('Last 7 days').check();
     await stats.locator('.stats-counts[data-window="7d"]').waitFor();
@@ -349,6 +353,10 @@ describe('Webhooks insight: log filters, stats, the list’s last day and the ev
       'Cảm biến vượt ngưỡng',
     );
     assert.match((await stats.locator('.stat-typical dd').textContent()) ?? '', /mili giây|giây/);
+    assert.match(
+      (await stats.locator(':scope > p.hint').textContent()) ?? '',
+      /^Đếm theo từng giờ, từ .+\.$/,
+    );
     const text = await plainText(page);
     for (const english of [
       'How deliveries went',

@@ -1,8 +1,11 @@
 // The delivery log: an endpoint keeps its newest LOG_SIZE finished deliveries (spec 8). The worker
-// prunes in batches, per endpoint, after enough of its deliveries have finished.
+// prunes in batches, per endpoint, after enough of its deliveries have finished; its hourly roll-up
+// (delivery-hours.ts) loses the hours older than HOURS_KEPT_MS at the same time.
 import type { FastifyBaseLogger } from 'fastify';
 import { type SqlBool, sql } from 'kysely';
+import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/types.js';
+import { HOURS_KEPT_MS, pruneDeliveryHours } from './delivery-hours.js';
 
 /** Finished deliveries kept per endpoint for the log (spec 8). */
 export const LOG_SIZE = 50;
@@ -44,6 +47,7 @@ export class LogPruner {
 
   constructor(
     private readonly db: Db,
+    private readonly clock: Clock,
     private readonly logger?: FastifyBaseLogger | undefined,
   ) {}
 
@@ -53,7 +57,10 @@ export class LogPruner {
     this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + 1);
   }
 
-  /** Prunes the log of every endpoint with at least `atLeast` (and one) finished since its last prune. */
+  /**
+   * Prunes the log and the old hours of every endpoint with at least `atLeast` (and one) finished
+   * since its last prune. An endpoint gains hours only by delivering, so each one's are pruned too.
+   */
   async prune(atLeast: number): Promise<void> {
     // A copy: a failed prune is put back for the next time, not retried in this loop.
     for (const [key, n] of [...this.unpruned]) {
@@ -62,6 +69,7 @@ export class LogPruner {
       const [tenantId, endpointId] = key.split(':').map(Number) as [number, number];
       try {
         await pruneDeliveryLog(this.db, tenantId, endpointId);
+        await pruneDeliveryHours(this.db, tenantId, endpointId, this.clock.now() - HOURS_KEPT_MS);
       } catch (err) {
         this.unpruned.set(key, (this.unpruned.get(key) ?? 0) + n);
         this.logger?.warn(

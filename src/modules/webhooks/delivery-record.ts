@@ -1,10 +1,12 @@
 // Recording an attempt's outcome: the attempt row, the delivery's next state (decided by
-// delivery-policy.ts) and the endpoint's failure streak, in one transaction, under the claim's lease.
+// delivery-policy.ts), the endpoint's failure streak and its hourly roll-up (delivery-hours.ts), in
+// one transaction, under the claim's lease.
 import type { Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
+import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 import { GONE_STATUS, nextDeliveryState, retryAfterDelayMs } from './delivery-policy.js';
 import { pauseEndpoint, updateFailureStreak } from './endpoint-pause.js';
 
@@ -48,13 +50,19 @@ export async function recordAttempt(
   outcome: AttemptOutcome,
   options: RecordOptions,
 ): Promise<RecordedAttempt> {
-  return db.transaction().execute((trx) => recordIn(trx, delivery, outcome, options));
+  return db.transaction().execute(async (trx) => {
+    const tally = new HourTally();
+    const recorded = await recordIn(trx, delivery, outcome, options, tally);
+    await addToDeliveryHours(trx, tally.rows());
+    return recorded;
+  });
 }
 
 /**
  * recordAttempt for several attempts in one transaction (one commit instead of one each), in
- * endpoint order so that concurrent batches lock endpoint rows in the same order. If the batch
- * fails, each attempt is recorded in a transaction of its own, so one bad attempt loses no other.
+ * endpoint order so that concurrent batches lock endpoint rows in the same order; the roll-up gets
+ * one upsert per endpoint and hour of the batch, at its end, in key order. If the batch fails, each
+ * attempt is recorded in a transaction of its own, so one bad attempt loses no other.
  */
 export async function recordAttempts(
   db: Kysely<Database>,
@@ -72,9 +80,11 @@ export async function recordAttempts(
     try {
       const results = await db.transaction().execute(async (trx) => {
         const recorded: RecordedAttempt[] = new Array(attempts.length);
+        const tally = new HourTally();
         for (const { attempt, index } of order) {
-          recorded[index] = await recordIn(trx, attempt.delivery, attempt.outcome, options);
+          recorded[index] = await recordIn(trx, attempt.delivery, attempt.outcome, options, tally);
         }
+        await addToDeliveryHours(trx, tally.rows());
         return recorded;
       });
       return results.map((value) => ({ status: 'fulfilled', value }));
@@ -85,11 +95,17 @@ export async function recordAttempts(
   return Promise.allSettled(attempts.map((a) => recordAttempt(db, a.delivery, a.outcome, options)));
 }
 
+/**
+ * Records one attempt and adds it to `tally`, which the caller adds to the roll-up last: the roll-up's
+ * row is the last lock the transaction takes (after the endpoint's and the delivery's), so a
+ * transaction waiting for it holds nothing that the one holding it still needs.
+ */
 async function recordIn(
   trx: Kysely<Database>,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
   options: RecordOptions,
+  tally: HourTally,
 ): Promise<RecordedAttempt> {
   const { now } = options;
   const number = delivery.attemptCount + 1;
@@ -147,6 +163,7 @@ async function recordIn(
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) !== 1) return { recorded: false };
 
+  const durationMs = Math.max(0, Math.round(outcome.durationMs));
   await trx
     .insertInto('webhook_attempts')
     .values({
@@ -154,12 +171,14 @@ async function recordIn(
       delivery_id: delivery.id,
       number,
       started_at: outcome.startedAt,
-      duration_ms: Math.max(0, Math.round(outcome.durationMs)),
+      duration_ms: durationMs,
       status_code: outcome.statusCode,
       error: outcome.error,
       response_excerpt: outcome.responseExcerpt,
     })
     .execute();
+  tally.attempt(delivery.tenantId, delivery.endpointId, outcome.startedAt, durationMs);
+  if (finished) tally.ended(delivery.tenantId, delivery.endpointId, status === 'succeeded', now);
 
   let pausedFor: RecordedAttempt['pausedFor'];
   if (gone && endpoint?.status === 'active') {

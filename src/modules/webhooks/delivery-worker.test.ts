@@ -1,4 +1,4 @@
-// The delivery worker end to end: recording attempts in batches, pruning the log, the per-endpoint
+// The delivery worker end to end: recording attempts in batches (with their hourly roll-up), pruning the log, the per-endpoint
 // share of its slots, waking at commit and on schedule, and leases of attempts still in flight.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
@@ -83,6 +83,18 @@ forEachDialect('webhook deliveries: the worker', (database) => {
     assert.equal(statuses.get(again), 'succeeded');
     // Not recorded: still queued under its lease, to be sent again once the lease runs out.
     assert.equal(statuses.get(claimed[2]!.publicId), 'pending');
+    // The roll-up went with the batch rolled back: the three recorded attempts count once each.
+    const stats = (await f.owner.get(`/api/webhooks/${ep.id}/stats`)).body.data;
+    assert.deepEqual([stats.succeeded, stats.failed, stats.pending], [3, 0, 1]);
+    const hours = await t.database.db
+      .selectFrom('webhook_delivery_hours')
+      .select(['attempts', 'ms_10'])
+      .where('tenant_id', '=', farm.id)
+      .execute();
+    assert.deepEqual(
+      hours.map((h) => [Number(h.attempts), Number(h.ms_10)]),
+      [[3, 3]],
+    );
   });
 
   it('keeps the last 50 finished deliveries per endpoint; queued ones are never pruned', async () => {

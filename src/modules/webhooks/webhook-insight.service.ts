@@ -1,16 +1,24 @@
-// An endpoint's insight: its deliveries by outcome over a window, success rate and attempt durations.
+// An endpoint's insight: its deliveries by outcome over a window of whole hours, success rate and
+// attempt durations, read from its hourly roll-up (delivery-hours.ts); what waits now, from its queue.
 import type { Scope } from '../../platform/db/scope.js';
 import { notFound } from '../../platform/errors.js';
+import { HOUR_MS, histogramQuantile, hourStart } from './delivery-hours.js';
 import { type EndpointRow, findEndpoint } from './webhook.repository.js';
 import type { WebhookDeps } from './webhook.service.js';
-import { attemptDurationPercentiles, countOutcomes, finishedCounts } from './webhook-insight.repository.js';
+import { finishedCounts, hourTotals, lastEndingsInLog, waitingNow } from './webhook-insight.repository.js';
 
-const DAY_MS = 86_400_000;
+export const STATS_WINDOWS = { '24h': 24, '7d': 168 } as const;
+export type StatsWindow = keyof typeof STATS_WINDOWS;
+
+/** The start of a window of whole hours: the current hour and the hours before it, as many as it has. */
+export function windowStart(now: number, window: StatsWindow): number {
+  return hourStart(now) - (STATS_WINDOWS[window] - 1) * HOUR_MS;
+}
 
 const successRate = (succeeded: number, failed: number) =>
   succeeded + failed === 0 ? null : succeeded / (succeeded + failed);
 
-/** Deliveries of an endpoint that finished in the last 24 hours; success_rate null without any. */
+/** Deliveries of an endpoint that finished in the last 24 hours (whole hours); success_rate null without any. */
 export interface EndpointDayStats {
   success_rate: number | null;
   delivered: number;
@@ -26,7 +34,7 @@ export async function dayStatsOf(
   const day = await finishedCounts(
     scope,
     rows.map((r) => r.id),
-    deps.clock.now() - DAY_MS,
+    windowStart(deps.clock.now(), '24h'),
   );
   return (endpointId) => {
     const { succeeded, failed } = day.get(endpointId) ?? { succeeded: 0, failed: 0 };
@@ -35,9 +43,6 @@ export async function dayStatsOf(
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
-
-export const STATS_WINDOWS = { '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
-export type StatsWindow = keyof typeof STATS_WINDOWS;
 
 export interface EndpointStats {
   window: StatsWindow;
@@ -54,7 +59,11 @@ export interface EndpointStats {
   last_failure_at: string | null;
 }
 
-/** An endpoint's outcomes over a window, from its delivery log and attempts. */
+/**
+ * An endpoint's outcomes over a window of whole hours (the current one included), from its roll-up:
+ * counts, and the percentiles of the attempts' durations interpolated within the histogram's
+ * buckets. The last success and failure: the latest in the roll-up's 8 days or in the log.
+ */
 export async function webhookEndpointStats(
   deps: WebhookDeps,
   scope: Scope,
@@ -64,21 +73,28 @@ export async function webhookEndpointStats(
   const endpoint = await findEndpoint(scope, id);
   if (!endpoint) throw notFound();
   const now = deps.clock.now();
-  const from = now - STATS_WINDOWS[window];
-  const outcomes = await countOutcomes(scope, endpoint.id, from);
-  const durations = await attemptDurationPercentiles(scope, endpoint.id, from);
-  const rounded = (ms: number | null) => (ms === null ? null : Math.round(ms));
+  const from = windowStart(now, window);
+  const hours = await hourTotals(scope, endpoint.id, from);
+  const waiting = await waitingNow(scope, endpoint.id);
+  const log = await lastEndingsInLog(scope, endpoint.id);
+  const percentile = (p: number) => {
+    const ms = histogramQuantile(hours.durations, hours.durationMaxMs, p);
+    return ms === null ? null : Math.round(ms);
+  };
+  const latest = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+  const lastSuccessAt = latest(hours.lastSuccessAt, log.lastSuccessAt);
+  const lastFailureAt = latest(hours.lastFailureAt, log.lastFailureAt);
   return {
     window,
     from: iso(from),
     until: iso(now),
-    succeeded: outcomes.succeeded,
-    failed: outcomes.failed,
-    pending: outcomes.queued,
-    held: outcomes.held,
-    success_rate: successRate(outcomes.succeeded, outcomes.failed),
-    duration_ms: { p50: rounded(durations.p50), p95: rounded(durations.p95) },
-    last_success_at: outcomes.lastSuccessAt === null ? null : iso(outcomes.lastSuccessAt),
-    last_failure_at: outcomes.lastFailureAt === null ? null : iso(outcomes.lastFailureAt),
+    succeeded: hours.succeeded,
+    failed: hours.failed,
+    pending: waiting.queued,
+    held: waiting.held,
+    success_rate: successRate(hours.succeeded, hours.failed),
+    duration_ms: { p50: percentile(0.5), p95: percentile(0.95) },
+    last_success_at: lastSuccessAt === null ? null : iso(lastSuccessAt),
+    last_failure_at: lastFailureAt === null ? null : iso(lastFailureAt),
   };
 }

@@ -128,7 +128,7 @@ export class DeliveryWorker implements BackgroundService {
       isRunning,
       logger: deps.logger,
     });
-    this.logs = new LogPruner(deps.database.db, deps.logger);
+    this.logs = new LogPruner(deps.database.db, deps.clock, deps.logger);
     this.listener = new DeliveryListener(deps.database.pool, {
       onWake: this.onWake,
       isRunning,

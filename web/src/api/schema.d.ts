@@ -1505,7 +1505,7 @@ export interface paths {
         };
         /**
          * Deliveries of an endpoint by outcome, success rate and attempt durations over 24h or 7d
-         * @description Counted from the delivery log (the newest 50 finished deliveries of the endpoint and their attempts): a busy endpoint's window may reach further back than its log.
+         * @description Counted from the endpoint's hourly roll-up, to which every delivery that ends and every attempt adds (kept 8 days; the log's 50 deliveries do not limit it). The window is whole hours: the current one and the 23 (24h) or 167 (7d) before it, `from` being the first one's start. p50 and p95 are interpolated within a histogram of the attempts' durations (buckets up to 10, 25, 50, 100, 250, 500, 1000, 2500, 5000 and 10000 ms, and longer). `pending` and `held` are counts now; the last success and failure are the latest in the roll-up or the log.
          */
         get: operations["webhookEndpointStats"];
         put?: never;

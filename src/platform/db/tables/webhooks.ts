@@ -65,8 +65,40 @@ export interface WebhookAttemptsTable {
   response_excerpt: string | null;
 }
 
+/**
+ * An endpoint's deliveries in one hour (migration 0018): those that ended in it, the attempts that
+ * started in it with a histogram of their durations, and the last success and failure. Kept 8 days.
+ */
+export interface WebhookDeliveryHoursTable {
+  tenant_id: number;
+  endpoint_id: number;
+  /** Epoch ms of the hour's start. */
+  hour_start: number;
+  succeeded: number;
+  failed: number;
+  attempts: number;
+  /** Attempts that lasted at most 10 ms; each next column from its predecessor's bound to its own. */
+  ms_10: number;
+  ms_25: number;
+  ms_50: number;
+  ms_100: number;
+  ms_250: number;
+  ms_500: number;
+  ms_1000: number;
+  ms_2500: number;
+  ms_5000: number;
+  ms_10000: number;
+  /** Attempts that lasted more than 10 s (timeouts). */
+  ms_over: number;
+  /** The longest attempt: the upper bound of the histogram's last bucket. */
+  duration_max_ms: number | null;
+  last_success_at: number | null;
+  last_failure_at: number | null;
+}
+
 export interface WebhookTables {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_delivery_hours: WebhookDeliveryHoursTable;
 }

@@ -1,5 +1,6 @@
-// How an endpoint's deliveries went over the last 24 hours or 7 days: counts by outcome, the share
-// delivered, how long the receiver takes to answer, and the last success and failure. Polled.
+// How an endpoint's deliveries went over the last 24 hours or 7 days (whole hours, from the start the
+// answer gives): counts by outcome, the share delivered, how long the receiver takes to answer, and
+// the last success and failure. Polled.
 import { useId, useState } from 'react';
 import type { Language } from '../../app/i18n';
 import { useTexts } from '../../app/texts';
@@ -123,7 +124,9 @@ export function EndpointStats({ id }: { id: string }) {
               <dd>{moment(data.last_failure_at)}</dd>
             </div>
           </dl>
-          <p className="hint">{t('insight.stats.note')}</p>
+          <p className="hint">
+            {t('insight.stats.note', { from: formatTime(data.from, language, 'minute') })}
+          </p>
         </>
       )}
     </section>

@@ -180,7 +180,7 @@ const insightEn = {
   'insight.stats.never': 'None in this period',
   'insight.stats.ms': '{n} ms',
   'insight.stats.seconds': '{n} s',
-  'insight.stats.note': 'Counted from the delivery log, which keeps the newest 50 finished deliveries.',
+  'insight.stats.note': 'Counted hour by hour, from {from}.',
 
   'insight.list.col': 'Last 24 hours',
   'insight.list.rate': '{rate}% delivered in the last 24 hours',
@@ -239,7 +239,7 @@ const insightVi: Record<keyof typeof insightEn, string> = {
   'insight.stats.never': 'Không có trong khoảng này',
   'insight.stats.ms': '{n} mili giây',
   'insight.stats.seconds': '{n} giây',
-  'insight.stats.note': 'Đếm từ nhật ký gửi, nơi lưu 50 lần gửi đã xong gần nhất.',
+  'insight.stats.note': 'Đếm theo từng giờ, từ {from}.',
 
   'insight.list.col': '24 giờ qua',
   'insight.list.rate': 'Gửi tới nơi {rate}% trong 24 giờ qua',
