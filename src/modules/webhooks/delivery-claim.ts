@@ -98,6 +98,7 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
         const heads = await dueHeads(trx, {
           now,
           endpointIds: shares.openEndpoints(endpoints),
+          tenantIds: [...new Set(endpoints.map((e) => e.tenantId))],
           skipIds: excluded(),
           perEndpoint: perEndpointLimit,
           window,
@@ -117,25 +118,31 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
     // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
     // worker, this one included) can no longer be recorded by the first claim.
     const token = `${options.owner}/${randomBytes(8).toString('hex')}`;
-    const leased = await leaseDeliveries(trx, chosen, { token, until: now + options.leaseMs, now });
+    const leased = await leaseDeliveries(trx, chosen, [...shares.chosenTenants], {
+      token,
+      until: now + options.leaseMs,
+      now,
+    });
     return { ...answer, deliveries: leased.deliveries, ...(capped ? { nextDueAt: leased.nextDueAt } : {}) };
   });
 }
 
 /**
- * Leases these deliveries under `leaseToken` until `leaseUntil` and reads what sending them takes,
+ * Leases these deliveries (of these tenants: the key leads with tenant_id) under `leaseToken` until `leaseUntil` and reads what sending them takes,
  * oldest first, with `nextDueAt`: when the next queued delivery falls due after `now` (answered
  * here rather than by another statement, for a worker left with capped deliveries).
  */
 async function leaseDeliveries(
   trx: Kysely<Database>,
   ids: readonly number[],
+  tenantIds: readonly number[],
   lease: { token: string; until: number; now: number },
 ): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null }> {
   const { now } = lease;
   await trx
     .updateTable('webhook_deliveries')
     .set({ lease_owner: lease.token, lease_until: lease.until })
+    .where('tenant_id', 'in', tenantIds)
     .where('id', 'in', ids)
     .execute();
   const rows = await trx
@@ -167,6 +174,7 @@ async function leaseDeliveries(
           .where('webhook_deliveries.next_attempt_at', '>', now)
           .as('next_due_at'),
     ])
+    .where('d.tenant_id', 'in', tenantIds)
     .where('d.id', 'in', ids)
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')

@@ -68,7 +68,8 @@ export async function endpointsWithQueuedDeliveries(trx: Kysely<Database>): Prom
       from queued where queued.endpoint_id is not null
     )
     select endpoint_id,
-           (select tenant_id from webhook_endpoints where id = queued.endpoint_id) as tenant_id
+           (select tenant_id from webhook_deliveries
+            where ${QUEUED} and webhook_deliveries.endpoint_id = queued.endpoint_id limit 1) as tenant_id
     from queued where endpoint_id is not null`.execute(trx);
   return rows.map((r) => ({ endpointId: Number(r.endpoint_id), tenantId: Number(r.tenant_id) }));
 }
@@ -82,6 +83,8 @@ export async function dueHeads(
   options: {
     now: number;
     endpointIds: readonly number[];
+    /** Tenants of those endpoints (or more): endpoints are found by their key, (tenant_id, id). */
+    tenantIds: readonly number[];
     skipIds: readonly number[];
     perEndpoint: number;
     window: number;
@@ -96,7 +99,10 @@ export async function dueHeads(
     and (webhook_deliveries.lease_until is null or webhook_deliveries.lease_until < ${now})
     and (webhook_deliveries.counts_toward_pause = 0 or e.status = 'active')
     ${skipIds.length > 0 ? sql`and webhook_deliveries.id not in (${sql.join(skipIds)})` : sql``}`;
-  const endpoints = trx.selectFrom('webhook_endpoints as e').where('e.id', 'in', endpointIds);
+  const endpoints = trx
+    .selectFrom('webhook_endpoints as e')
+    .where('e.tenant_id', 'in', options.tenantIds)
+    .where('e.id', 'in', endpointIds);
   if (isPostgresDb(trx)) {
     return endpoints
       .innerJoinLateral(
@@ -146,11 +152,12 @@ export async function dueHeads(
 /** Gives a lease back without recording an attempt (a worker stopping before it sent). */
 export async function releaseLease(
   db: Kysely<Database>,
-  delivery: { id: number; leaseToken: string },
+  delivery: { id: number; tenantId: number; leaseToken: string },
 ): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: null, lease_until: null })
+    .where('tenant_id', '=', delivery.tenantId)
     .where('id', '=', delivery.id)
     .where('lease_owner', '=', delivery.leaseToken)
     .execute();
