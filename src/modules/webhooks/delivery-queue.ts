@@ -13,6 +13,24 @@ import type { Candidate } from './claim-shares.js';
  */
 export const QUEUED = sql<SqlBool>`webhook_deliveries.status in ('pending', 'retrying')`;
 
+/** A row's key: its tenant and its id. */
+export interface RowKey {
+  tenantId: number;
+  id: number;
+}
+
+/**
+ * Rows of `table` with these keys. On PostgreSQL `(tenant_id, id) in ((…), …)`: one step of the
+ * primary key's index per row (a list of tenants and a list of ids would step through every
+ * pairing); SQLite finds ids by rowid.
+ */
+export function keyIn(table: string, keys: readonly RowKey[], postgres: boolean) {
+  const id = sql.ref(`${table}.id`);
+  if (!postgres) return sql<SqlBool>`${id} in (${sql.join(keys.map((k) => k.id))})`;
+  const pairs = keys.map((k) => sql`(${k.tenantId}, ${k.id})`);
+  return sql<SqlBool>`(${sql.ref(`${table}.tenant_id`)}, ${id}) in (${sql.join(pairs)})`;
+}
+
 export interface QueuedEndpoint {
   endpointId: number;
   tenantId: number;
@@ -82,16 +100,15 @@ export async function dueHeads(
   trx: Kysely<Database>,
   options: {
     now: number;
-    endpointIds: readonly number[];
-    /** Tenants of those endpoints (or more): endpoints are found by their key, (tenant_id, id). */
-    tenantIds: readonly number[];
+    /** The endpoints' keys (tenant and id). */
+    endpoints: readonly RowKey[];
     skipIds: readonly number[];
     perEndpoint: number;
     window: number;
   },
 ): Promise<Candidate[]> {
-  const { now, endpointIds, skipIds, perEndpoint } = options;
-  if (endpointIds.length === 0) return [];
+  const { now, endpoints: endpointKeys, skipIds, perEndpoint } = options;
+  if (endpointKeys.length === 0) return [];
   // Due deliveries of the outer query's endpoint `e`, in the order of the queue index, which gives
   // the first few without reading the rest (endpoint ids are unique across tenants).
   const dueOfEndpoint = sql<SqlBool>`webhook_deliveries.endpoint_id = e.id and ${QUEUED}
@@ -101,8 +118,7 @@ export async function dueHeads(
     ${skipIds.length > 0 ? sql`and webhook_deliveries.id not in (${sql.join(skipIds)})` : sql``}`;
   const endpoints = trx
     .selectFrom('webhook_endpoints as e')
-    .where('e.tenant_id', 'in', options.tenantIds)
-    .where('e.id', 'in', endpointIds);
+    .where(keyIn('e', endpointKeys, isPostgresDb(trx)));
   if (isPostgresDb(trx)) {
     return endpoints
       .innerJoinLateral(
