@@ -74,6 +74,7 @@ export async function markMailSent(db: Kysely<Database>, mail: ClaimedMail, now:
       lease_until: null,
       next_attempt_at: null,
     }))
+    .where('tenant_id', '=', mail.tenantId)
     .where('id', '=', mail.id)
     .where('lease_owner', '=', mail.leaseToken)
     .executeTakeFirst();
@@ -96,6 +97,7 @@ export async function markMailAttemptFailed(
       lease_owner: null,
       lease_until: null,
     }))
+    .where('tenant_id', '=', mail.tenantId)
     .where('id', '=', mail.id)
     .where('lease_owner', '=', mail.leaseToken)
     .execute();
@@ -106,6 +108,7 @@ export async function releaseMail(db: Kysely<Database>, mail: ClaimedMail): Prom
   await db
     .updateTable('mail_outbox')
     .set({ lease_owner: null, lease_until: null })
+    .where('tenant_id', '=', mail.tenantId)
     .where('id', '=', mail.id)
     .where('lease_owner', '=', mail.leaseToken)
     .execute();

@@ -49,6 +49,8 @@ export class ClaimShares {
   readonly slots: number;
   /** Ids of the deliveries taken, in the order taken. */
   readonly chosen: number[] = [];
+  /** The tenant of each delivery taken, by id (the deliveries' key is (tenant_id, id)). */
+  readonly tenantOfChosen = new Map<number, number>();
   /** Due deliveries were left because their endpoint or tenant had its share. */
   capped = false;
   private readonly byEndpoint: Map<number, number>;
@@ -96,6 +98,7 @@ export class ClaimShares {
       this.byTenant.set(row.tenant_id, (this.byTenant.get(row.tenant_id) ?? 0) + 1);
       this.held += 1;
       this.chosen.push(row.id);
+      this.tenantOfChosen.set(row.id, row.tenant_id);
     }
     if (left > 0) this.capped = true;
     return left;

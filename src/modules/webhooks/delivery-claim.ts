@@ -3,16 +3,19 @@
 // delivery-queue.ts, the share arithmetic in claim-shares.ts.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { isPostgresDb } from '../../platform/db/database.js';
 import type { Database } from '../../platform/db/types.js';
 import { ClaimShares } from './claim-shares.js';
 import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 import {
   dueHeads,
   endpointsWithQueuedDeliveries,
+  keyIn,
   nextDueAfter,
   oldestDue,
   QUEUED,
   type QueuedEndpoint,
+  type RowKey,
 } from './delivery-queue.js';
 
 export type { QueuedEndpoint } from './delivery-queue.js';
@@ -94,10 +97,11 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
     if (!shares.full && oldest.length === oldestWindow) {
       if (!options.queuedEndpoints) walked = await endpointsWithQueuedDeliveries(trx);
       const endpoints = options.queuedEndpoints ?? walked ?? [];
+      const tenantOf = new Map(endpoints.map((e) => [e.endpointId, e.tenantId]));
       for (;;) {
         const heads = await dueHeads(trx, {
           now,
-          endpointIds: shares.openEndpoints(endpoints),
+          endpoints: shares.openEndpoints(endpoints).map((id) => ({ tenantId: tenantOf.get(id) ?? 0, id })),
           skipIds: excluded(),
           perEndpoint: perEndpointLimit,
           window,
@@ -117,7 +121,12 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
     // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
     // worker, this one included) can no longer be recorded by the first claim.
     const token = `${options.owner}/${randomBytes(8).toString('hex')}`;
-    const leased = await leaseDeliveries(trx, chosen, { token, until: now + options.leaseMs, now });
+    const keys = chosen.map((id) => ({ tenantId: shares.tenantOfChosen.get(id) ?? 0, id }));
+    const leased = await leaseDeliveries(trx, keys, {
+      token,
+      until: now + options.leaseMs,
+      now,
+    });
     return { ...answer, deliveries: leased.deliveries, ...(capped ? { nextDueAt: leased.nextDueAt } : {}) };
   });
 }
@@ -129,14 +138,14 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
  */
 async function leaseDeliveries(
   trx: Kysely<Database>,
-  ids: readonly number[],
+  keys: readonly RowKey[],
   lease: { token: string; until: number; now: number },
 ): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null }> {
   const { now } = lease;
   await trx
     .updateTable('webhook_deliveries')
     .set({ lease_owner: lease.token, lease_until: lease.until })
-    .where('id', 'in', ids)
+    .where(keyIn('webhook_deliveries', keys, isPostgresDb(trx)))
     .execute();
   const rows = await trx
     .selectFrom('webhook_deliveries as d')
@@ -167,7 +176,7 @@ async function leaseDeliveries(
           .where('webhook_deliveries.next_attempt_at', '>', now)
           .as('next_due_at'),
     ])
-    .where('d.id', 'in', ids)
+    .where(keyIn('d', keys, isPostgresDb(trx)))
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')
     .execute();

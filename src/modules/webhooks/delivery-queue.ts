@@ -13,6 +13,24 @@ import type { Candidate } from './claim-shares.js';
  */
 export const QUEUED = sql<SqlBool>`webhook_deliveries.status in ('pending', 'retrying')`;
 
+/** A row's key: its tenant and its id. */
+export interface RowKey {
+  tenantId: number;
+  id: number;
+}
+
+/**
+ * Rows of `table` with these keys. On PostgreSQL `(tenant_id, id) in ((…), …)`: one step of the
+ * primary key's index per row (a list of tenants and a list of ids would step through every
+ * pairing); SQLite finds ids by rowid.
+ */
+export function keyIn(table: string, keys: readonly RowKey[], postgres: boolean) {
+  const id = sql.ref(`${table}.id`);
+  if (!postgres) return sql<SqlBool>`${id} in (${sql.join(keys.map((k) => k.id))})`;
+  const pairs = keys.map((k) => sql`(${k.tenantId}, ${k.id})`);
+  return sql<SqlBool>`(${sql.ref(`${table}.tenant_id`)}, ${id}) in (${sql.join(pairs)})`;
+}
+
 export interface QueuedEndpoint {
   endpointId: number;
   tenantId: number;
@@ -68,7 +86,8 @@ export async function endpointsWithQueuedDeliveries(trx: Kysely<Database>): Prom
       from queued where queued.endpoint_id is not null
     )
     select endpoint_id,
-           (select tenant_id from webhook_endpoints where id = queued.endpoint_id) as tenant_id
+           (select tenant_id from webhook_deliveries
+            where ${QUEUED} and webhook_deliveries.endpoint_id = queued.endpoint_id limit 1) as tenant_id
     from queued where endpoint_id is not null`.execute(trx);
   return rows.map((r) => ({ endpointId: Number(r.endpoint_id), tenantId: Number(r.tenant_id) }));
 }
@@ -81,14 +100,15 @@ export async function dueHeads(
   trx: Kysely<Database>,
   options: {
     now: number;
-    endpointIds: readonly number[];
+    /** The endpoints' keys (tenant and id). */
+    endpoints: readonly RowKey[];
     skipIds: readonly number[];
     perEndpoint: number;
     window: number;
   },
 ): Promise<Candidate[]> {
-  const { now, endpointIds, skipIds, perEndpoint } = options;
-  if (endpointIds.length === 0) return [];
+  const { now, endpoints: endpointKeys, skipIds, perEndpoint } = options;
+  if (endpointKeys.length === 0) return [];
   // Due deliveries of the outer query's endpoint `e`, in the order of the queue index, which gives
   // the first few without reading the rest (endpoint ids are unique across tenants).
   const dueOfEndpoint = sql<SqlBool>`webhook_deliveries.endpoint_id = e.id and ${QUEUED}
@@ -96,7 +116,9 @@ export async function dueHeads(
     and (webhook_deliveries.lease_until is null or webhook_deliveries.lease_until < ${now})
     and (webhook_deliveries.counts_toward_pause = 0 or e.status = 'active')
     ${skipIds.length > 0 ? sql`and webhook_deliveries.id not in (${sql.join(skipIds)})` : sql``}`;
-  const endpoints = trx.selectFrom('webhook_endpoints as e').where('e.id', 'in', endpointIds);
+  const endpoints = trx
+    .selectFrom('webhook_endpoints as e')
+    .where(keyIn('e', endpointKeys, isPostgresDb(trx)));
   if (isPostgresDb(trx)) {
     return endpoints
       .innerJoinLateral(
@@ -146,11 +168,12 @@ export async function dueHeads(
 /** Gives a lease back without recording an attempt (a worker stopping before it sent). */
 export async function releaseLease(
   db: Kysely<Database>,
-  delivery: { id: number; leaseToken: string },
+  delivery: { id: number; tenantId: number; leaseToken: string },
 ): Promise<void> {
   await db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: null, lease_until: null })
+    .where('tenant_id', '=', delivery.tenantId)
     .where('id', '=', delivery.id)
     .where('lease_owner', '=', delivery.leaseToken)
     .execute();
