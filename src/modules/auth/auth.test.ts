@@ -5,6 +5,7 @@ import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
 import { openDatabase } from '../../platform/db/database.js';
 import { sha256Hex } from '../../platform/ids.js';
+import { authChanged } from './token-cache.js';
 
 const TOKEN_ERROR = [
   { meta: { message: 'Token has expired or is invalid', status_code: 401, code: 'token_invalid' }, data: [] },
@@ -362,7 +363,9 @@ forEachDialect('auth', (database) => {
     const kept = await loginToken(t.url, farm.code, farm.owner);
     assert.equal((await client(t.url, revoked).get('/api/auth/me')).status, 200);
     assert.equal((await client(t.url, kept).get('/api/auth/me')).status, 200);
-    // Another process's connection to the same database, as a second `furrow` process would have.
+    // Another process's connection to the same database, as a second `furrow` process would have,
+    // and its code: a write of tokens or users says so (authChanged), which on PostgreSQL is the
+    // NOTIFY every process hears (test/token-cache-processes.test.ts has real processes).
     const elsewhere = openDatabase(database.url, { maxConnections: 1 });
     try {
       await elsewhere.db
@@ -370,6 +373,7 @@ forEachDialect('auth', (database) => {
         .set({ revoked_at: t.clock.now() })
         .where('token_hash', '=', sha256Hex(revoked))
         .execute();
+      await authChanged(elsewhere.db);
       assert.equal((await client(t.url, revoked).get('/api/auth/me')).status, 401);
       assert.equal((await client(t.url, kept).get('/api/auth/me')).status, 200);
       const again = await loginToken(t.url, farm.code, staff);
@@ -379,6 +383,7 @@ forEachDialect('auth', (database) => {
         .set({ deleted_at: t.clock.now() })
         .where('id', '=', staff.id)
         .execute();
+      await authChanged(elsewhere.db);
       assert.equal((await client(t.url, again).get('/api/auth/me')).status, 401);
     } finally {
       await elsewhere.close();

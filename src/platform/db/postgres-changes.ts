@@ -7,9 +7,10 @@
 //
 // A connection can die silently (a frozen server, a lost network), so the listening connection is
 // pinged every few seconds: one that does not answer in time is dropped and replaced, and the
-// caches are bypassed meanwhile. What another process changed is therefore seen here once its
-// notice arrives (within a millisecond on a local network), and at worst after PING_EVERY_MS +
-// PING_TIMEOUT_MS on a connection that died without a word.
+// caches are bypassed meanwhile. Attempts to listen again are spaced out (1 s, doubling to 30 s).
+// What another process changed is therefore seen here once its notice arrives (within a
+// millisecond on a local network), and at worst after PING_EVERY_MS + PING_TIMEOUT_MS on a
+// connection that died without a word.
 import pg from 'pg';
 
 export const CHANGES_CHANNEL = 'furrow_changes';
@@ -18,6 +19,8 @@ export const CHANGES_APPLICATION_NAME = 'furrow changes';
 const PING_EVERY_MS = 5_000;
 const PING_TIMEOUT_MS = 2_000;
 const RETRY_MS = 1_000;
+/** The pause between attempts doubles while listening keeps failing, up to this. */
+const MAX_RETRY_MS = 30_000;
 
 export interface PostgresChangesOptions {
   pingEveryMs?: number;
@@ -51,6 +54,8 @@ export class PostgresChanges {
   private readonly pingTimeoutMs: number;
   private readonly retryMs: number;
   private observer: ChangesObserver | undefined;
+  /** Attempts that failed in a row: the pause before the next one doubles with each. */
+  private failures = 0;
 
   constructor(
     private readonly connection: pg.ClientConfig,
@@ -128,6 +133,7 @@ export class PostgresChanges {
     // Notices sent before LISTEN took effect were never heard: everything read before is suspect.
     this.epoch += 1;
     this.listening = true;
+    this.failures = 0;
     if (this.lost) this.observer?.('listening');
     this.lost = false;
     this.schedulePing(client);
@@ -161,7 +167,10 @@ export class PostgresChanges {
     if (this.closed) return;
     if (!this.lost) this.observer?.('lost', err);
     this.lost = true;
-    setTimeout(() => void this.listen(), this.retryMs).unref();
+    // A server that is down or overwhelmed is not asked again every second.
+    const pause = Math.min(this.retryMs * 2 ** this.failures, Math.max(this.retryMs, MAX_RETRY_MS));
+    this.failures += 1;
+    setTimeout(() => void this.listen(), pause).unref();
   }
 
   private stopListening(): void {

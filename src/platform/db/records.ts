@@ -1,26 +1,15 @@
 // Plain statements shared by the repositories of soft-deleted, tenant-owned tables: a page of live
-// rows with its total, one live row, insert, partial update and soft delete. Every statement goes
+// rows with its total, one live row (also under lock), rows by id; the writes (insert, partial
+// update, soft delete) are in record-writes.ts and exported from here too. Every statement goes
 // through the tenant-bound helpers of scope.ts. Which tables they serve, and their types, are in
-// record-tables.ts; the paging arithmetic in pages.ts.
-import {
-  type Expression,
-  type ExpressionBuilder,
-  type Generated,
-  type Kysely,
-  type RawBuilder,
-  type Selectable,
-  type SelectQueryBuilder,
-  type SqlBool,
-  sql,
-  type Updateable,
-  type UpdateQueryBuilder,
-  type UpdateResult,
-} from 'kysely';
+// record-tables.ts; the view they are written against in record-view.ts; paging in pages.ts.
+import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { isPostgresDb } from './database.js';
 import { countUpTo, PageBudget, type PageOf, type PageRequest, pageOf, ROWS_PER_READ } from './pages.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
-import type { Filter, RecordColumns, RecordTable, Row } from './record-tables.js';
-import { type Scope, selectScoped, updateScoped } from './scope.js';
+import type { Filter, RecordTable, Row } from './record-tables.js';
+import { asRows, type BaseRow, type RecordFilter, type RecordsDb, selectRecords } from './record-view.js';
+import { type Scope, selectScoped } from './scope.js';
 import type { Db } from './types.js';
 
 export {
@@ -44,52 +33,14 @@ export {
   SEARCHED_COLUMNS,
   type SearchedTable,
 } from './record-tables.js';
-
-/** The columns every record table has: what the statements of this file are written against. */
-interface RecordBase {
-  id: Generated<number>;
-  tenant_id: number;
-  created_at: number;
-  updated_at: number;
-  deleted_at: number | null;
-}
-
-/**
- * Record tables as the shared statements see them. Kysely cannot check a column of a table named
- * by a type parameter (`${T}.id`), so the statements below are built over this view, where every
- * record table has the columns of RecordBase, and their rows are given back as Row<T>. The casts
- * between the two views stay in this file.
- */
-type RecordsDb = Record<RecordTable, RecordBase>;
-type BaseRow = Selectable<RecordBase>;
-type RecordFilter = (eb: ExpressionBuilder<RecordsDb, RecordTable>) => Expression<SqlBool>;
-
-// biome-ignore lint/complexity/noBannedTypes: Kysely's own "no columns selected yet" type
-type NothingSelected = {};
-
-function selectRecords(
-  scope: Scope,
-  table: RecordTable,
-): SelectQueryBuilder<RecordsDb, RecordTable, NothingSelected> {
-  return selectScoped(scope, table) as unknown as SelectQueryBuilder<RecordsDb, RecordTable, NothingSelected>;
-}
-
-function updateRecords(
-  scope: Scope,
-  table: RecordTable,
-): UpdateQueryBuilder<RecordsDb, RecordTable, RecordTable, UpdateResult> {
-  return updateScoped(scope, table) as unknown as UpdateQueryBuilder<
-    RecordsDb,
-    RecordTable,
-    RecordTable,
-    UpdateResult
-  >;
-}
-
-/** Rows read through the RecordsDb view, as the rows of their own table. */
-function asRows<T extends RecordTable>(rows: BaseRow[]): Row<T>[] {
-  return rows as unknown as Row<T>[];
-}
+export {
+  insertRecord,
+  insertRecordRow,
+  insertRecordRowIf,
+  softDeleteRecord,
+  updateRecord,
+  updateRecordRow,
+} from './record-writes.js';
 
 const liveCountQuery = preparedQuery((db, p: { tenantId: number; table: string }) =>
   selectScoped({ db, tenantId: p.tenantId }, 'record_counts')
@@ -342,115 +293,4 @@ function byIdsQuery(table: RecordTable) {
     byIdsQueries.set(table, query);
   }
   return query;
-}
-
-export async function insertRecord<T extends RecordTable>(
-  scope: Scope,
-  table: T,
-  values: RecordColumns<T>,
-  now: number,
-): Promise<number> {
-  // The statement insertScoped would make (tenant_id set last), through the RecordsDb view.
-  const row = await (scope.db as unknown as Kysely<RecordsDb>)
-    .insertInto(table as RecordTable)
-    .values({ ...values, created_at: now, updated_at: now, deleted_at: null, tenant_id: scope.tenantId })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/** insertRecord, answering the whole row as written (one statement, no read after it). */
-export async function insertRecordRow<T extends RecordTable>(
-  scope: Scope,
-  table: T,
-  values: RecordColumns<T>,
-  now: number,
-): Promise<Row<T> & BaseRow> {
-  const row = await (scope.db as unknown as Kysely<RecordsDb>)
-    .insertInto(table as RecordTable)
-    .values({ ...values, created_at: now, updated_at: now, deleted_at: null, tenant_id: scope.tenantId })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return row as unknown as Row<T> & BaseRow;
-}
-
-/**
- * insertRecordRow when `condition` holds, in the same statement (INSERT … SELECT … WHERE): the
- * row, or undefined when the condition did not hold and nothing was written.
- */
-export async function insertRecordRowIf<T extends RecordTable>(
-  scope: Scope,
-  table: T,
-  values: RecordColumns<T>,
-  now: number,
-  condition: RawBuilder<boolean>,
-): Promise<(Row<T> & BaseRow) | undefined> {
-  const all: Record<string, unknown> = {
-    ...values,
-    created_at: now,
-    updated_at: now,
-    deleted_at: null,
-    tenant_id: scope.tenantId,
-  };
-  const columns = Object.keys(all);
-  const { rows } = await sql<Row<T> & BaseRow>`insert into ${sql.table(table)} (${sql.join(
-    columns.map((column) => sql.ref(column)),
-  )}) select ${sql.join(columns.map((column) => sql`${all[column]}`))} where ${condition} returning *`.execute(
-    scope.db,
-  );
-  return rows[0];
-}
-
-/** updateRecord, answering the whole row as changed, or undefined when there is no live row. */
-export async function updateRecordRow<T extends RecordTable>(
-  scope: Scope,
-  table: T,
-  id: number,
-  values: RecordColumns<T>,
-  now: number,
-): Promise<Row<T> | undefined> {
-  const row = await updateRecords(scope, table)
-    .set({ ...values, updated_at: now })
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .returningAll()
-    .executeTakeFirst();
-  return row as unknown as Row<T> | undefined;
-}
-
-/**
- * Changes the given columns of a live row; false when there is none. Rows that an in-process cache
- * holds (users, for the token cache) are changed by their own repository, which tells the cache.
- */
-export async function updateRecord<T extends RecordTable>(
-  scope: Scope,
-  table: T,
-  id: number,
-  values: RecordColumns<T>,
-  now: number,
-): Promise<boolean> {
-  return setLive(scope, table, id, { ...values, updated_at: now });
-}
-
-export async function softDeleteRecord<T extends RecordTable>(
-  scope: Scope,
-  table: T,
-  id: number,
-  now: number,
-): Promise<boolean> {
-  return setLive(scope, table, id, { deleted_at: now, updated_at: now });
-}
-
-async function setLive(
-  scope: Scope,
-  table: RecordTable,
-  id: number,
-  values: Updateable<RecordBase>,
-): Promise<boolean> {
-  const result = await updateRecords(scope, table)
-    .set(values)
-    .where('id', '=', id)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
 }
