@@ -9,7 +9,7 @@ export type Bucket = '1m' | '1h' | '1d';
 
 export const BUCKET_MS: Record<Bucket, number> = { '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 };
 
-const TABLES = { '1m': 'iot_readings_1m', '1h': 'iot_readings_1h', '1d': 'iot_readings_1d' } as const;
+export const TABLES = { '1m': 'iot_readings_1m', '1h': 'iot_readings_1h', '1d': 'iot_readings_1d' } as const;
 
 /** The start of the bucket an instant falls in (floor, also before 1970). */
 export function bucketStart(ms: number, bucket: Bucket): number {
@@ -107,13 +107,19 @@ function upsertSql(table: (typeof TABLES)[Bucket], rows: number, pg: boolean): s
     const [least, greatest] = pg ? ['least', 'greatest'] : ['min', 'max'];
     text =
       `insert into ${table} (tenant_id, device_id, metric, bucket_start, min, max, sum, count) values ` +
-      `${Array.from({ length: rows }, (_, n) => tuple(n)).join(', ')} ` +
-      'on conflict (tenant_id, device_id, metric, bucket_start) do update set ' +
-      `min = ${least}(${table}.min, excluded.min), max = ${greatest}(${table}.max, excluded.max), ` +
-      `sum = ${table}.sum + excluded.sum, count = ${table}.count + excluded.count`;
+      `${Array.from({ length: rows }, (_, n) => tuple(n)).join(', ')} ${mergeIntoBuckets(table, least, greatest)}`;
     upsertTexts.set(key, text);
   }
   return text;
+}
+
+/** The `on conflict` clause that merges new buckets into those a roll-up table already holds. */
+export function mergeIntoBuckets(table: (typeof TABLES)[Bucket], least: string, greatest: string): string {
+  return (
+    'on conflict (tenant_id, device_id, metric, bucket_start) do update set ' +
+    `min = ${least}(${table}.min, excluded.min), max = ${greatest}(${table}.max, excluded.max), ` +
+    `sum = ${table}.sum + excluded.sum, count = ${table}.count + excluded.count`
+  );
 }
 
 export interface SeriesPoint {
