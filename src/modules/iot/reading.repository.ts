@@ -2,7 +2,7 @@
 import { CompiledQuery, type Selectable } from 'kysely';
 import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
-import { type Bucket, mergeIntoBuckets, rollUp, TABLES } from './reading-rollup.repository.js';
+import { type Bucket, bucketArrays, rollUp, upsertFromArrays } from './reading-rollup.repository.js';
 
 export interface Page {
   offset: number;
@@ -34,20 +34,6 @@ const LEVELS: readonly Bucket[] = ['1m', '1h', '1d'];
 /** Every device found is locked, live, online or never heard from, and no rule is aimed at it. */
 const GUARD = '(select ok from go)';
 
-/** A level's upsert from seven arrays from parameter `$first` on, the device named by its code. */
-function rollupFromArrays(bucket: Bucket, first: number): string {
-  const table = TABLES[bucket];
-  const types = ['text', 'text', 'bigint', 'float8', 'float8', 'float8', 'bigint'];
-  const arrays = types.map((type, i) => `$${first + i}::${type}[]`).join(', ');
-  return (
-    `insert into ${table} (tenant_id, device_id, metric, bucket_start, min, max, sum, count) ` +
-    'select $1, f.id, b.metric, b.bucket_start, b.min, b.max, b.sum, b.count ' +
-    `from unnest(${arrays}) as b(code, metric, bucket_start, min, max, sum, count) ` +
-    `join found f on f.code = b.code where ${GUARD} order by f.id, b.metric, b.bucket_start ` +
-    mergeIntoBuckets(table, 'least', 'greatest')
-  );
-}
-
 /**
  * The whole of a batch as one statement (see storeReadingsAtOnce). $1 the tenant, $2 the devices'
  * codes, $3 the time received, $4-$7 the readings as arrays, then seven arrays per roll-up level.
@@ -64,7 +50,9 @@ const AT_ONCE_SQL =
   'from unnest($4::text[], $5::text[], $6::float8[], $7::bigint[]) with ordinality ' +
   'as r(code, metric, value, recorded_at, n) ' +
   `join found f on f.code = r.code where ${GUARD} order by r.n returning id), ` +
-  LEVELS.map((bucket, i) => `rollup_${bucket} as (${rollupFromArrays(bucket, 8 + i * 7)}), `).join('') +
+  LEVELS.map(
+    (bucket, i) => `rollup_${bucket} as (${upsertFromArrays(bucket, 8 + i * 7, { guard: GUARD })}), `,
+  ).join('') +
   'heard as (update iot_devices set last_heartbeat_at = case when last_heartbeat_at is null ' +
   'or last_heartbeat_at < $3 then $3 else last_heartbeat_at end, is_online = 1, offline_at = null ' +
   `where tenant_id = $1 and id in (select id from found) and ${GUARD}) ` +
@@ -117,18 +105,7 @@ export async function storeReadingsAtOnce(
     readings.map((r) => r.value),
     readings.map((r) => r.recordedAt),
   ];
-  for (const bucket of LEVELS) {
-    const rows = rollUp(rolled, bucket);
-    parameters.push(
-      rows.map((r) => codes[r.device_id]),
-      rows.map((r) => r.metric),
-      rows.map((r) => r.bucket_start),
-      rows.map((r) => r.min),
-      rows.map((r) => r.max),
-      rows.map((r) => r.sum),
-      rows.map((r) => r.count),
-    );
-  }
+  for (const bucket of LEVELS) parameters.push(...bucketArrays(rollUp(rolled, bucket), (i) => codes[i]));
   const result = await scope.db.executeQuery<FoundDevice & { stored: boolean; ids: (string | number)[] }>(
     CompiledQuery.raw(AT_ONCE_SQL, parameters),
   );

@@ -189,54 +189,63 @@ forEachDialect('IoT readings and alerts', (database) => {
     // Devices outside any zone: no rule of another test reaches them.
     const loose = (code: string) => device(code, { zone_id: null });
 
-    it('stores the readings of several devices in the batch’s order, with roll-ups and heartbeats', async () => {
-      const a = await loose('whole-a');
-      const b = await loose('whole-b');
-      const at = new Date(Date.UTC(2026, 0, 1, 10, 0, 30)).toISOString();
-      const values = [1, 2, 3, 4, 5, 6];
-      const res = await send([
-        ...values.map((value, i) => ({
-          device_code: i % 2 === 0 ? 'whole-a' : 'whole-b',
-          metric: 'temperature',
-          value,
-          recorded_at: at,
-        })),
-        { device_code: 'no-such-device', metric: 'temperature', value: 99 },
-      ]);
-      assert.equal(res.status, 200, res.text);
-      const results = res.body.data.results;
-      assert.deepEqual(
-        results.map((r: { status: string }) => r.status),
-        [...values.map(() => 'accepted'), 'rejected'],
-      );
-      // Each result's id is its own reading's.
-      const stored = new Map<number, { value: number; device: number }>();
-      for (const d of [a, b]) {
-        for (const r of (await api.get(`/api/iot/devices/${d.id}/readings`)).body)
-          stored.set(r.id, { value: r.value, device: d.id });
-      }
-      assert.deepEqual(
-        results.slice(0, values.length).map((r: { reading_id: number }) => stored.get(r.reading_id)),
-        values.map((value, i) => ({ value, device: i % 2 === 0 ? a.id : b.id })),
-      );
-      for (const [d, sum] of [
-        [a, 9],
-        [b, 12],
-      ] as const) {
-        for (const bucket of ['1m', '1h', '1d']) {
-          const series = await api.get(
-            `/api/iot/devices/${d.id}/readings/series?metric=temperature&bucket=${bucket}&from=${at}&to=${at}`,
-          );
-          assert.equal(series.status, 200, series.text);
-          assert.equal(series.body.length, 1, `${bucket}: ${series.text}`);
-          assert.equal(series.body[0].count, 3);
-          assert.equal(series.body[0].avg, sum / 3);
+    for (const ruled of [false, true]) {
+      it(`stores the readings of several devices in the batch’s order, with roll-ups and heartbeats (${ruled ? 'a device with a rule' : 'no rule'})`, async () => {
+        const [codeA, codeB] = ruled ? ['whole-ruled-a', 'whole-ruled-b'] : ['whole-a', 'whole-b'];
+        const a = await loose(codeA);
+        const b = await loose(codeB);
+        if (ruled) {
+          // A rule that these readings never trip: the batch goes through the rules all the same.
+          await api.post('/api/iot/rules', {
+            json: { metric: 'temperature', operator: 'gt', threshold: 100, device_id: a.id },
+          });
         }
-        const after = (await api.get(`/api/iot/devices/${d.id}`)).body[0];
-        assert.equal(after.status, 'online');
-        assert.equal(after.last_heartbeat, new Date(t.clock.now()).toISOString());
-      }
-    });
+        const at = new Date(Date.UTC(2026, 0, 1, 10, 0, 30)).toISOString();
+        const values = [1, 2, 3, 4, 5, 6];
+        const res = await send([
+          ...values.map((value, i) => ({
+            device_code: i % 2 === 0 ? codeA : codeB,
+            metric: 'temperature',
+            value,
+            recorded_at: at,
+          })),
+          { device_code: 'no-such-device', metric: 'temperature', value: 99 },
+        ]);
+        assert.equal(res.status, 200, res.text);
+        const results = res.body.data.results;
+        assert.deepEqual(
+          results.map((r: { status: string }) => r.status),
+          [...values.map(() => 'accepted'), 'rejected'],
+        );
+        // Each result's id is its own reading's.
+        const stored = new Map<number, { value: number; device: number }>();
+        for (const d of [a, b]) {
+          for (const r of (await api.get(`/api/iot/devices/${d.id}/readings`)).body)
+            stored.set(r.id, { value: r.value, device: d.id });
+        }
+        assert.deepEqual(
+          results.slice(0, values.length).map((r: { reading_id: number }) => stored.get(r.reading_id)),
+          values.map((value, i) => ({ value, device: i % 2 === 0 ? a.id : b.id })),
+        );
+        for (const [d, sum] of [
+          [a, 9],
+          [b, 12],
+        ] as const) {
+          for (const bucket of ['1m', '1h', '1d']) {
+            const series = await api.get(
+              `/api/iot/devices/${d.id}/readings/series?metric=temperature&bucket=${bucket}&from=${at}&to=${at}`,
+            );
+            assert.equal(series.status, 200, series.text);
+            assert.equal(series.body.length, 1, `${bucket}: ${series.text}`);
+            assert.equal(series.body[0].count, 3);
+            assert.equal(series.body[0].avg, sum / 3);
+          }
+          const after = (await api.get(`/api/iot/devices/${d.id}`)).body[0];
+          assert.equal(after.status, 'online');
+          assert.equal(after.last_heartbeat, new Date(t.clock.now()).toISOString());
+        }
+      });
+    }
 
     for (const ruled of [false, true]) {
       it(`leaves nothing of a batch whose last statement fails (${ruled ? 'a device with a rule' : 'no rule'})`, async () => {
