@@ -66,16 +66,24 @@ export function rollUp(readings: readonly RolledReading[], bucket: Bucket): Roll
   );
 }
 
+const LEVELS = ['1m', '1h', '1d'] as const;
+
 /**
- * Adds a batch of readings to every roll-up: summed in memory first, then one upsert per level
- * (per 500 buckets) that merges into what the buckets already hold, so late readings count too.
- * The statement is written out rather than built: it runs with every batch, and building and
- * compiling it each time cost more than running it.
+ * Adds a batch of readings to every roll-up: summed in memory first, then merged into what the
+ * buckets already hold, so late readings count too. On PostgreSQL one statement upserts the three
+ * levels (each level's buckets as arrays); on SQLite one upsert per level (per 500 buckets). The
+ * statements are written out rather than built: they run with every batch, and building and
+ * compiling them each time cost more than running them.
  */
 export async function addToRollups(scope: Scope, readings: readonly RolledReading[]): Promise<void> {
   if (readings.length === 0) return;
-  const pg = isPostgresDb(scope.db);
-  for (const bucket of ['1m', '1h', '1d'] as const) {
+  if (isPostgresDb(scope.db)) {
+    const parameters: unknown[] = [scope.tenantId];
+    for (const bucket of LEVELS) parameters.push(...bucketArrays(rollUp(readings, bucket), (id) => id));
+    await scope.db.executeQuery(CompiledQuery.raw(ALL_LEVELS_SQL, parameters));
+    return;
+  }
+  for (const bucket of LEVELS) {
     const rows = rollUp(readings, bucket);
     for (let i = 0; i < rows.length; i += 500) {
       const chunk = rows.slice(i, i + 500);
@@ -89,31 +97,74 @@ export async function addToRollups(scope: Scope, readings: readonly RolledReadin
         r.sum,
         r.count,
       ]);
-      await scope.db.executeQuery(CompiledQuery.raw(upsertSql(TABLES[bucket], chunk.length, pg), parameters));
+      await scope.db.executeQuery(CompiledQuery.raw(upsertSql(TABLES[bucket], chunk.length), parameters));
     }
   }
 }
 
+/**
+ * PostgreSQL: the upsert of a level's buckets given as seven arrays from parameter `$first` on (see
+ * bucketArrays), the tenant as `$1`. A device is its id, or with `byCode` its code among the rows
+ * of the statement's `found` (its devices), and then the buckets are written only when `guard` holds.
+ */
+export function upsertFromArrays(bucket: Bucket, first: number, byCode?: { guard: string }): string {
+  const table = TABLES[bucket];
+  const types = [byCode ? 'text' : 'integer', 'text', 'bigint', 'float8', 'float8', 'float8', 'bigint'];
+  const arrays = types.map((type, i) => `$${first + i}::${type}[]`).join(', ');
+  const from = `from unnest(${arrays}) as b(device, metric, bucket_start, min, max, sum, count)`;
+  return (
+    `insert into ${table} (tenant_id, device_id, metric, bucket_start, min, max, sum, count) ` +
+    (byCode
+      ? `select $1, f.id, b.metric, b.bucket_start, b.min, b.max, b.sum, b.count ${from} ` +
+        `join found f on f.code = b.device where ${byCode.guard} order by f.id, b.metric, b.bucket_start `
+      : `select $1, b.* ${from} `) +
+    mergeIntoBuckets(table, 'least', 'greatest')
+  );
+}
+
+/** A level's buckets as the seven arrays upsertFromArrays takes, each device named by `device`. */
+export function bucketArrays<D>(rows: readonly RollupRow[], device: (id: number) => D): unknown[][] {
+  return [
+    rows.map((r) => device(r.device_id)),
+    rows.map((r) => r.metric),
+    rows.map((r) => r.bucket_start),
+    rows.map((r) => r.min),
+    rows.map((r) => r.max),
+    rows.map((r) => r.sum),
+    rows.map((r) => r.count),
+  ];
+}
+
+/** The three levels' upserts in one statement: $1 the tenant, then seven arrays per level. */
+const ALL_LEVELS_SQL =
+  `with ${LEVELS.slice(0, 2)
+    .map((bucket, i) => `rollup_${bucket} as (${upsertFromArrays(bucket, 2 + i * 7)})`)
+    .join(', ')} ` + upsertFromArrays('1d', 16);
+
 const upsertTexts = new Map<string, string>();
 
-/** `insert … on conflict do update` of `rows` buckets into a roll-up table, merging min, max, sum and count. */
-function upsertSql(table: (typeof TABLES)[Bucket], rows: number, pg: boolean): string {
-  const key = `${pg ? 'pg' : 'sqlite'}:${table}:${rows}`;
+/** SQLite: `insert … on conflict do update` of `rows` buckets into a roll-up table. */
+function upsertSql(table: (typeof TABLES)[Bucket], rows: number): string {
+  const key = `${table}:${rows}`;
   let text = upsertTexts.get(key);
   if (text === undefined) {
-    const tuple = (n: number) =>
-      `(${Array.from({ length: 8 }, (_, c) => (pg ? `$${n * 8 + c + 1}` : '?')).join(', ')})`;
+    const tuple = `(${Array.from({ length: 8 }, () => '?').join(', ')})`;
     // SQLite's two-argument min and max are PostgreSQL's least and greatest.
-    const [least, greatest] = pg ? ['least', 'greatest'] : ['min', 'max'];
     text =
       `insert into ${table} (tenant_id, device_id, metric, bucket_start, min, max, sum, count) values ` +
-      `${Array.from({ length: rows }, (_, n) => tuple(n)).join(', ')} ` +
-      'on conflict (tenant_id, device_id, metric, bucket_start) do update set ' +
-      `min = ${least}(${table}.min, excluded.min), max = ${greatest}(${table}.max, excluded.max), ` +
-      `sum = ${table}.sum + excluded.sum, count = ${table}.count + excluded.count`;
+      `${Array.from({ length: rows }, () => tuple).join(', ')} ${mergeIntoBuckets(table, 'min', 'max')}`;
     upsertTexts.set(key, text);
   }
   return text;
+}
+
+/** The `on conflict` clause that merges new buckets into those a roll-up table already holds. */
+function mergeIntoBuckets(table: (typeof TABLES)[Bucket], least: string, greatest: string): string {
+  return (
+    'on conflict (tenant_id, device_id, metric, bucket_start) do update set ' +
+    `min = ${least}(${table}.min, excluded.min), max = ${greatest}(${table}.max, excluded.max), ` +
+    `sum = ${table}.sum + excluded.sum, count = ${table}.count + excluded.count`
+  );
 }
 
 export interface SeriesPoint {

@@ -2,6 +2,7 @@
 // the roll-ups, counted as a heartbeat, and run through the threshold rules), and a device's
 // stored readings.
 import { parseTimestamp } from '../../platform/dates.js';
+import { isPostgresDb } from '../../platform/db/database.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../../platform/errors.js';
 import { alertsRaised, readingsIngested } from '../../platform/metrics.js';
@@ -19,7 +20,12 @@ import {
 } from './device.repository.js';
 import { DEVICE_CODE_PATTERN } from './device.service.js';
 import { toReadingAnswer } from './reading.presenter.js';
-import { insertReadings, listReadings } from './reading.repository.js';
+import {
+  insertReadings,
+  listReadings,
+  type ReadingInsert,
+  storeReadingsAtOnce,
+} from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
 import { addToRollups } from './reading-rollup.repository.js';
 import {
@@ -140,129 +146,200 @@ export async function ingestReadings(
   const now = deps.clock.now();
   const parsed = raw.map((r, i) => parseReading(r, i, now));
   const results: ReadingResult[] = new Array(raw.length);
-  const raisedSeverities: string[] = [];
 
-  await inTransaction(scope, async (tx) => {
+  // PostgreSQL: a batch that needs nothing but storing is one statement (storeReadingsAtOnce); it
+  // finds the devices, which any other batch then takes into the transaction below.
+  let found: DeviceRow[] | undefined;
+  if (isPostgresDb(scope.db)) {
     const valid = parsed.filter((p): p is ParsedReading => !Array.isArray(p));
-    const found = await findDevicesByCodes(tx, [...new Set(valid.map((p) => p.deviceCode))]);
+    const atOnce = await storeReadingsAtOnce(scope, valid, now);
+    const accepted = sortOut(parsed, atOnce.devices, results);
+    if (atOnce.ids !== undefined) fillIn(results, accepted, atOnce.ids);
+    if (atOnce.ids !== undefined || accepted.length === 0) return counted(results, []);
+    found = atOnce.devices;
+  }
+
+  const raisedSeverities: string[] = [];
+  await inTransaction(scope, async (tx) => {
+    const devices =
+      found ??
+      (await findDevicesByCodes(tx, [
+        ...new Set(parsed.flatMap((p) => (Array.isArray(p) ? [] : [p.deviceCode]))),
+      ]));
     const live = await lockLiveDevices(
       tx,
-      found.map((d) => d.id),
+      devices.map((d) => d.id),
     );
-    const devices = found.filter((d) => live.has(d.id));
-    const byCode = new Map(devices.map((d) => [d.code, d]));
-
-    const accepted: { reading: ParsedReading; device: DeviceRow }[] = [];
-    parsed.forEach((p, index) => {
-      if (Array.isArray(p)) {
-        results[index] = { index, status: 'rejected', errors: p };
-        return;
-      }
-      const device = byCode.get(p.deviceCode);
-      if (!device) {
-        results[index] = {
-          index,
-          status: 'rejected',
-          errors: [{ field: `readings.${index}.device_code`, message: 'field.not_found' }],
-        };
-        return;
-      }
-      accepted.push({ reading: p, device });
-    });
-    if (accepted.length === 0) return;
-
-    const heardFrom = [...new Map(accepted.map((a) => [a.device.id, a.device])).values()];
-    const rules = await rulesForDevices(tx, heardFrom);
-    const states = await loadRuleStates(
-      tx,
-      rules.map((r) => r.id),
-      heardFrom.map((d) => d.id),
+    const accepted = sortOut(
+      parsed,
+      devices.filter((d) => live.has(d.id)),
+      results,
     );
-    const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
-    const steps: LifecycleStep[] = [];
-    const inTimeOrder = [...accepted].sort(
-      (a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index,
-    );
-    for (const { reading, device } of inTimeOrder) {
-      for (const rule of rules) {
-        if (!ruleApplies(rule, device, reading.metric)) continue;
-        const key = stateKey(rule.id, device.id);
-        const before = changed.get(key)?.state ?? states.get(key) ?? INITIAL_STATE;
-        const step = stepRuleState(before, reading, ruleCondition(rule));
-        if (step.state !== before)
-          changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
-        if (step.raise || step.resolve)
-          steps.push({ kind: step.raise ? 'raise' : 'resolve', key, rule, device, reading });
-      }
-    }
-
-    const rows = accepted.map(({ reading, device }) => ({
-      device_id: device.id,
-      metric: reading.metric,
-      value: reading.value,
-      recorded_at: reading.recordedAt,
-      received_at: now,
-    }));
-    const ids = await insertReadings(tx, rows);
-    await addToRollups(tx, rows);
-    await recordHeartbeats(
-      tx,
-      heardFrom.map((d) => d.id),
-      now,
-    );
-
-    // Alerts raised and resolved in the readings' time order, so one batch can do both to one alert.
-    const parcels =
-      steps.length > 0
-        ? await parcelIdsByDevice(
-            tx,
-            heardFrom.map((d) => d.id),
-          )
-        : new Map<number, number[]>();
-    const activeIds = new Map([...states].map(([key, state]) => [key, state.activeAlertId]));
-    const raisedBy = new Map<number, number[]>();
-    const resolvedBy = new Map<number, number[]>();
-    const note = (map: Map<number, number[]>, index: number, id: number) =>
-      map.set(index, [...(map.get(index) ?? []), id]);
-    for (const step of steps) {
-      const parcelIds = parcels.get(step.device.id) ?? [];
-      if (step.kind === 'raise') {
-        const id = await raiseAlert(deps, tx, step, parcelIds, now);
-        raisedSeverities.push(step.rule.severity);
-        activeIds.set(step.key, id);
-        note(raisedBy, step.reading.index, id);
-      } else {
-        const cleared = { ...step, alertId: activeIds.get(step.key) ?? null };
-        const id = await resolveAlert(deps, tx, cleared, parcelIds);
-        activeIds.set(step.key, null);
-        if (id !== null) note(resolvedBy, step.reading.index, id);
-      }
-    }
-    await saveRuleStates(
-      tx,
-      [...changed].map(([key, { ruleId, deviceId, state }]) => ({
-        ruleId,
-        deviceId,
-        state: { ...state, activeAlertId: state.breached ? (activeIds.get(key) ?? null) : null },
-      })),
-      now,
-    );
-
-    for (const [position, { reading }] of accepted.entries()) {
-      results[reading.index] = {
-        index: reading.index,
-        status: 'accepted',
-        reading_id: ids[position]!,
-        alert_ids: raisedBy.get(reading.index) ?? [],
-        resolved_alert_ids: resolvedBy.get(reading.index) ?? [],
-      };
-    }
+    if (accepted.length > 0) await ingestAccepted(deps, tx, accepted, results, raisedSeverities, now);
   });
-  // Counted once the readings are stored (a rolled-back batch counts nothing).
+  return counted(results, raisedSeverities);
+}
+
+/** Counts a batch's stored readings and raised alerts, once stored (a rolled-back batch counts nothing). */
+function counted(results: ReadingResult[], raisedSeverities: readonly string[]): ReadingResult[] {
   const stored = results.filter((r) => r.status === 'accepted').length;
   if (stored > 0) readingsIngested.inc(stored);
   for (const severity of raisedSeverities) alertsRaised.inc({ severity });
   return results;
+}
+
+interface AcceptedReading {
+  reading: ParsedReading;
+  device: DeviceRow;
+}
+
+/** Rejects the readings that failed their checks or name no live device; answers the others. */
+function sortOut(
+  parsed: readonly (ParsedReading | FieldError[])[],
+  devices: readonly DeviceRow[],
+  results: ReadingResult[],
+): AcceptedReading[] {
+  const byCode = new Map(devices.map((d) => [d.code, d]));
+  const accepted: AcceptedReading[] = [];
+  parsed.forEach((p, index) => {
+    if (Array.isArray(p)) {
+      results[index] = { index, status: 'rejected', errors: p };
+      return;
+    }
+    const device = byCode.get(p.deviceCode);
+    if (!device) {
+      results[index] = {
+        index,
+        status: 'rejected',
+        errors: [{ field: `readings.${index}.device_code`, message: 'field.not_found' }],
+      };
+      return;
+    }
+    accepted.push({ reading: p, device });
+  });
+  return accepted;
+}
+
+/** The readings' rows as stored, in the batch's order. */
+function readingRows(accepted: readonly AcceptedReading[], now: number): ReadingInsert[] {
+  return accepted.map(({ reading, device }) => ({
+    device_id: device.id,
+    metric: reading.metric,
+    value: reading.value,
+    recorded_at: reading.recordedAt,
+    received_at: now,
+  }));
+}
+
+/** The accepted readings' results, without alerts: their ids in the batch's order. */
+function fillIn(
+  results: ReadingResult[],
+  accepted: readonly AcceptedReading[],
+  ids: readonly number[],
+): void {
+  for (const [position, { reading }] of accepted.entries()) {
+    results[reading.index] = {
+      index: reading.index,
+      status: 'accepted',
+      reading_id: ids[position]!,
+      alert_ids: [],
+      resolved_alert_ids: [],
+    };
+  }
+}
+
+/**
+ * The accepted readings of a batch, their devices locked: stored, added to the roll-ups, counted as
+ * heartbeats, and run through the rules; fills in their results.
+ */
+async function ingestAccepted(
+  deps: OutboxDeps,
+  tx: Scope,
+  accepted: readonly AcceptedReading[],
+  results: ReadingResult[],
+  raisedSeverities: string[],
+  now: number,
+): Promise<void> {
+  const heardFrom = [...new Map(accepted.map((a) => [a.device.id, a.device])).values()];
+  const rules = await rulesForDevices(tx, heardFrom);
+  const states = await loadRuleStates(
+    tx,
+    rules.map((r) => r.id),
+    heardFrom.map((d) => d.id),
+  );
+  const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
+  const steps: LifecycleStep[] = [];
+  const inTimeOrder = [...accepted].sort(
+    (a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index,
+  );
+  for (const { reading, device } of inTimeOrder) {
+    for (const rule of rules) {
+      if (!ruleApplies(rule, device, reading.metric)) continue;
+      const key = stateKey(rule.id, device.id);
+      const before = changed.get(key)?.state ?? states.get(key) ?? INITIAL_STATE;
+      const step = stepRuleState(before, reading, ruleCondition(rule));
+      if (step.state !== before)
+        changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
+      if (step.raise || step.resolve)
+        steps.push({ kind: step.raise ? 'raise' : 'resolve', key, rule, device, reading });
+    }
+  }
+
+  const rows = readingRows(accepted, now);
+  const ids = await insertReadings(tx, rows);
+  await addToRollups(tx, rows);
+  await recordHeartbeats(
+    tx,
+    heardFrom.map((d) => d.id),
+    now,
+  );
+
+  // Alerts raised and resolved in the readings' time order, so one batch can do both to one alert.
+  const parcels =
+    steps.length > 0
+      ? await parcelIdsByDevice(
+          tx,
+          heardFrom.map((d) => d.id),
+        )
+      : new Map<number, number[]>();
+  const activeIds = new Map([...states].map(([key, state]) => [key, state.activeAlertId]));
+  const raisedBy = new Map<number, number[]>();
+  const resolvedBy = new Map<number, number[]>();
+  const note = (map: Map<number, number[]>, index: number, id: number) =>
+    map.set(index, [...(map.get(index) ?? []), id]);
+  for (const step of steps) {
+    const parcelIds = parcels.get(step.device.id) ?? [];
+    if (step.kind === 'raise') {
+      const id = await raiseAlert(deps, tx, step, parcelIds, now);
+      raisedSeverities.push(step.rule.severity);
+      activeIds.set(step.key, id);
+      note(raisedBy, step.reading.index, id);
+    } else {
+      const cleared = { ...step, alertId: activeIds.get(step.key) ?? null };
+      const id = await resolveAlert(deps, tx, cleared, parcelIds);
+      activeIds.set(step.key, null);
+      if (id !== null) note(resolvedBy, step.reading.index, id);
+    }
+  }
+  await saveRuleStates(
+    tx,
+    [...changed].map(([key, { ruleId, deviceId, state }]) => ({
+      ruleId,
+      deviceId,
+      state: { ...state, activeAlertId: state.breached ? (activeIds.get(key) ?? null) : null },
+    })),
+    now,
+  );
+
+  for (const [position, { reading }] of accepted.entries()) {
+    results[reading.index] = {
+      index: reading.index,
+      status: 'accepted',
+      reading_id: ids[position]!,
+      alert_ids: raisedBy.get(reading.index) ?? [],
+      resolved_alert_ids: resolvedBy.get(reading.index) ?? [],
+    };
+  }
 }
 
 /** A batch sent in: 422 naming every error when no reading is accepted, else one result per reading. */

@@ -1,6 +1,7 @@
 // Readings through the API: alerts on crossings, zone rules, order, rejections one by one, limits.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type Api, type IotFixture, iotFixture } from '../../../test/support/iot.js';
@@ -182,6 +183,124 @@ forEachDialect('IoT readings and alerts', (database) => {
       assert.equal(res.status, 200);
       assert.equal(res.body.data.accepted, 1000);
     });
+  });
+
+  describe('a batch, stored whole or not at all', () => {
+    // Devices outside any zone: no rule of another test reaches them.
+    const loose = (code: string) => device(code, { zone_id: null });
+
+    for (const ruled of [false, true]) {
+      it(`stores the readings of several devices in the batch’s order, with roll-ups and heartbeats (${ruled ? 'a device with a rule' : 'no rule'})`, async () => {
+        const [codeA, codeB] = ruled ? ['whole-ruled-a', 'whole-ruled-b'] : ['whole-a', 'whole-b'];
+        const a = await loose(codeA);
+        const b = await loose(codeB);
+        if (ruled) {
+          // A rule that these readings never trip: the batch goes through the rules all the same.
+          await api.post('/api/iot/rules', {
+            json: { metric: 'temperature', operator: 'gt', threshold: 100, device_id: a.id },
+          });
+        }
+        const at = new Date(Date.UTC(2026, 0, 1, 10, 0, 30)).toISOString();
+        const values = [1, 2, 3, 4, 5, 6];
+        const res = await send([
+          ...values.map((value, i) => ({
+            device_code: i % 2 === 0 ? codeA : codeB,
+            metric: 'temperature',
+            value,
+            recorded_at: at,
+          })),
+          { device_code: 'no-such-device', metric: 'temperature', value: 99 },
+        ]);
+        assert.equal(res.status, 200, res.text);
+        const results = res.body.data.results;
+        assert.deepEqual(
+          results.map((r: { status: string }) => r.status),
+          [...values.map(() => 'accepted'), 'rejected'],
+        );
+        // Each result's id is its own reading's.
+        const stored = new Map<number, { value: number; device: number }>();
+        for (const d of [a, b]) {
+          for (const r of (await api.get(`/api/iot/devices/${d.id}/readings`)).body)
+            stored.set(r.id, { value: r.value, device: d.id });
+        }
+        assert.deepEqual(
+          results.slice(0, values.length).map((r: { reading_id: number }) => stored.get(r.reading_id)),
+          values.map((value, i) => ({ value, device: i % 2 === 0 ? a.id : b.id })),
+        );
+        for (const [d, sum] of [
+          [a, 9],
+          [b, 12],
+        ] as const) {
+          for (const bucket of ['1m', '1h', '1d']) {
+            const series = await api.get(
+              `/api/iot/devices/${d.id}/readings/series?metric=temperature&bucket=${bucket}&from=${at}&to=${at}`,
+            );
+            assert.equal(series.status, 200, series.text);
+            assert.equal(series.body.length, 1, `${bucket}: ${series.text}`);
+            assert.equal(series.body[0].count, 3);
+            assert.equal(series.body[0].avg, sum / 3);
+          }
+          const after = (await api.get(`/api/iot/devices/${d.id}`)).body[0];
+          assert.equal(after.status, 'online');
+          assert.equal(after.last_heartbeat, new Date(t.clock.now()).toISOString());
+        }
+      });
+    }
+
+    for (const ruled of [false, true]) {
+      it(`leaves nothing of a batch whose last statement fails (${ruled ? 'a device with a rule' : 'no rule'})`, async () => {
+        const code = ruled ? 'failing-ruled' : 'failing-plain';
+        const d = await loose(code);
+        if (ruled) {
+          await api.post('/api/iot/rules', {
+            json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+          });
+        }
+        // The daily roll-up, written last, is refused.
+        const db = t.database.db;
+        if (database.dialect === 'postgres') {
+          await sql`create function refuse_rollup() returns trigger language plpgsql as $$
+            begin raise exception 'roll-up refused'; end $$`.execute(db);
+          await sql`create trigger refuse_rollup before insert or update on iot_readings_1d
+            for each row execute function refuse_rollup()`.execute(db);
+        } else {
+          await sql`create trigger refuse_rollup before insert on iot_readings_1d
+            begin select raise(abort, 'roll-up refused'); end`.execute(db);
+        }
+        let res: Awaited<ReturnType<typeof send>>;
+        try {
+          res = await send(
+            Array.from({ length: 50 }, (_, i) => ({
+              device_code: code,
+              metric: 'temperature',
+              value: 20 + i,
+            })),
+          );
+        } finally {
+          await sql`drop trigger refuse_rollup${sql.raw(database.dialect === 'postgres' ? ' on iot_readings_1d' : '')}`.execute(
+            db,
+          );
+          if (database.dialect === 'postgres') await sql`drop function refuse_rollup()`.execute(db);
+        }
+        assert.equal(res.status, 500, res.text);
+        assert.deepEqual((await api.get(`/api/iot/devices/${d.id}/readings`)).body, []);
+        for (const table of ['iot_readings_1m', 'iot_readings_1h', 'iot_readings_1d'] as const) {
+          const rows = await db
+            .selectFrom(table)
+            .select('bucket_start')
+            .where('device_id', '=', d.id)
+            .execute();
+          assert.deepEqual(rows, [], table);
+        }
+        const after = (await api.get(`/api/iot/devices/${d.id}`)).body[0];
+        assert.equal(after.last_heartbeat, null);
+        assert.deepEqual((await api.get(`/api/iot/alerts?device_id=${d.id}`)).body, []);
+        // The same batch goes through once nothing refuses it.
+        const again = await send([{ device_code: code, metric: 'temperature', value: 40 }]);
+        assert.equal(again.status, 200, again.text);
+        assert.equal(again.body.data.results[0].alert_ids.length, ruled ? 1 : 0);
+      });
+    }
   });
 
   describe('under concurrency', () => {
