@@ -15,6 +15,7 @@ import * as m0012 from './0012_sensors_and_mail.js';
 import * as m0013 from './0013_resolve_earlier_alerts.js';
 import * as m0014 from './0014_webhooks_second_stage.js';
 import * as m0017 from './0017_test_messages_index.js';
+import * as m0018 from './0018_search_words.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -32,4 +33,5 @@ export const migrations: Record<string, Migration> = {
   '0013_resolve_earlier_alerts': m0013,
   '0014_webhooks_second_stage': m0014,
   '0017_test_messages_index': m0017,
+  '0018_search_words': m0018,
 };
