@@ -18,7 +18,7 @@ import {
 import { isPostgresDb } from './database.js';
 import { countUpTo, PageBudget, type PageOf, type PageRequest, pageOf, ROWS_PER_READ } from './pages.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
-import type { Filter, RecordColumns, RecordTable, Row } from './record-tables.js';
+import type { Filter, PreparedFilter, RecordColumns, RecordTable, Row } from './record-tables.js';
 import { type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Db } from './types.js';
 
@@ -35,6 +35,7 @@ export {
 export {
   containsText,
   type Filter,
+  type PreparedFilter,
   RECORD_TABLES,
   type RecordColumns,
   type RecordTable,
@@ -176,6 +177,7 @@ export async function listLive<T extends RecordTable>(
       () => liveCount(scope, table),
     );
   }
+  await Promise.all(filters.map((filter) => (filter as PreparedFilter<T>).prepare?.()));
   // The statements are built over the RecordsDb view (see selectRecords); each filter was written
   // for this very table, so it runs there unchanged.
   const name: RecordTable = table;
