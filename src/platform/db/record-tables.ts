@@ -93,11 +93,11 @@ export type PreparedFilter<T extends RecordTable> = Filter<T> & { prepare?: () =
  * folds the case of letters beyond ASCII; a term of one or two characters has no trigram and is
  * compared with LIKE, which folds ASCII letters only.
  *
- * A term with common trigrams (search-sample.ts) is looked up by its rarest run of trigrams instead,
- * and the rows found are checked against the whole term: on PostgreSQL with ILIKE on an expression
- * the index does not serve, on SQLite with the FTS5 reading of texts (furrow_trigram_text_holds,
- * registered on every connection by sqlite/open.ts), so either way exactly the rows the whole term's
- * index lookup would match pass.
+ * A term with common trigrams (search-sample.ts) is looked up instead by part of it: on SQLite a rare
+ * word start in the word index (migration 0018), else its rarest run of trigrams; and the rows found
+ * are checked against the whole term: on PostgreSQL with ILIKE on an expression the index does not
+ * serve, on SQLite with the FTS5 reading of texts (furrow_trigram_text_holds, registered on every
+ * connection by sqlite/open.ts). Either way exactly the rows the whole term's lookup matches pass.
  */
 export function containsText<T extends SearchedTable>(
   scope: Scope,
@@ -147,18 +147,20 @@ export function containsText<T extends SearchedTable>(
   return Object.assign(filter, {
     prepare: async () => {
       const sample = await termSample(scope.db, scope.tenantId, table, SEARCHED_COLUMNS[table]);
+      const run = rareRun(term, (trigram) => shareOf(sample, columns, trigram), postgres);
+      // No common trigram (or nothing rare): the whole term is looked up, as it always was.
+      if (run === undefined) return;
       const word = postgres
         ? undefined
         : rareWordStart(term, (start) => wordStartShare(sample, columns, start));
-      if (word !== undefined) {
-        const words = sql.table(`${table}_words`);
-        const prefix = `{${columns.join(' ')}} : "${word}" *`;
-        lookup = () =>
-          sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${words} where ${words} match ${prefix})`;
+      if (word === undefined) {
+        lookup = inIndex(run);
         return;
       }
-      const run = rareRun(term, (trigram) => shareOf(sample, columns, trigram), postgres);
-      lookup = run === undefined ? undefined : inIndex(run);
+      const words = sql.table(`${table}_words`);
+      const prefix = `{${columns.join(' ')}} : "${word}" *`;
+      lookup = () =>
+        sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${words} where ${words} match ${prefix})`;
     },
   });
 }
