@@ -1,10 +1,11 @@
 // Which part of a search term to look rows up by. A trigram index answers a term through every one of
 // its trigrams, and a trigram found in nearly every row (the "lô " of "LÔ 000123" when every crop is
 // named "… lô …") costs a pass over nearly every row, however rare the term's other trigrams are.
-// So the lookup goes by the term's rarest run of trigrams, judged on a small sample of the tenant's
-// rows that each process keeps for a few seconds, and the rows it finds are checked against the
-// whole term (record-tables.ts). The sample only steers the cost: the rows found are the same
-// whatever it holds.
+// So a term with a common trigram is looked up by a rare part of it: on SQLite a rare word start
+// (the "000123" that follows the space) in the word index of migration 0018, else its rarest run of
+// trigrams; rare and common judged on a small sample of the tenant's rows that each process keeps
+// for a few seconds. The rows found are checked against the whole term (record-tables.ts), so the
+// sample only steers the cost: the rows found are the same whatever it holds.
 import { sql } from 'kysely';
 import { trigramText } from './sqlite/fts5-fold.js';
 import type { Db } from './types.js';
