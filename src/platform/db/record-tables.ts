@@ -10,9 +10,9 @@ import {
   type Updateable,
 } from 'kysely';
 import { isPostgresDb } from './database.js';
+import { trigramText } from './fts5-fold.js';
 import type { Scope } from './scope.js';
 import { rareRun, rareWordStart, shareOf, termSample, wordStartShare } from './search-sample.js';
-import { trigramText } from './sqlite/fts5-fold.js';
 import type { Database } from './types.js';
 
 /** Tenant-owned tables with soft delete. */

@@ -7,7 +7,7 @@
 // for a few seconds. The rows found are checked against the whole term (record-tables.ts), so the
 // sample only steers the cost: the rows found are the same whatever it holds.
 import { sql } from 'kysely';
-import { trigramText } from './sqlite/fts5-fold.js';
+import { trigramText } from './fts5-fold.js';
 import type { Db } from './types.js';
 
 /** Rows read for a sample (fewer when the tenant has fewer), and for how long a sample serves. */

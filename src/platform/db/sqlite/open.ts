@@ -3,10 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
+import { trigramText } from '../fts5-fold.js';
 import type { Database, Db } from '../types.js';
 import { SqliteConnection } from './connection.js';
 import { FurrowSqliteAdapter, FurrowSqliteDialect } from './driver.js';
-import { trigramText } from './fts5-fold.js';
 
 export function openSqlite(file: string): { db: Kysely<Database>; connection: SqliteConnection } {
   if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
