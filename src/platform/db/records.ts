@@ -35,7 +35,6 @@ export {
 export {
   containsText,
   type Filter,
-  type PreparedFilter,
   RECORD_TABLES,
   type RecordColumns,
   type RecordTable,
