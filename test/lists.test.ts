@@ -137,6 +137,72 @@ forEachDialect('lists as a tenant grows', (database) => {
     assert.deepEqual(names(await search('search[name]=mộc châu')), []);
   });
 
+  it('finds by part of a term whose trigrams are common exactly what the whole term finds', async () => {
+    // A tenant of its own: its first search samples its rows, which must already be there. Every
+    // name has "lô 0…" (common trigrams); each number is in one name only (a rare word start).
+    const tenant = await makeTenant(t.database.db);
+    const me = client(t.url, await loginToken(t.url, tenant.code, tenant.owner));
+    const numbered = (i: number) => `Rau cải ${i % 7} lô ${String(i).padStart(6, '0')}`;
+    await insertCrops(
+      t.database.db,
+      tenant.id,
+      Array.from({ length: 300 }, (_, i) => numbered(i)),
+    );
+    const make = async (name: string) => (await me.post('/api/crop/crop', { json: { name } })).body[0].id;
+    await make('Cà rốt lô 0000071');
+    await make('xlô 000007 b');
+    await make('Rau cải lô  000007');
+    await make('Rau cải lo 000007');
+    await make('000007 lô');
+    await make('Giống 50% off_lô 000007');
+    await insertCrops(t.database.db, tenant.id, ['RAU CẢI LÔ 000007 (SQL)']);
+    await other.post('/api/crop/crop', { json: { name: 'lô 000007 of theirs' } });
+    const found = async (term: string) => {
+      const res = await me.get(`/api/crop/crop?search[name]=${encodeURIComponent(term)}&pageLimit=100`);
+      assert.equal(res.status, 200, res.text);
+      return names(res);
+    };
+
+    const lo7 = [
+      'Cà rốt lô 0000071',
+      'Giống 50% off_lô 000007',
+      'RAU CẢI LÔ 000007 (SQL)',
+      numbered(7),
+      'xlô 000007 b',
+    ].sort();
+    assert.deepEqual(await found('LÔ 000007'), lo7);
+    assert.deepEqual(await found('lô 000007'), lo7);
+    // A word start, then no word start at all (the term is inside one word), then %, _ and accents.
+    assert.deepEqual(await found('cải 0 lô 000007'), [numbered(7)]);
+    assert.deepEqual(await found('0000071'), ['Cà rốt lô 0000071']);
+    assert.deepEqual(await found('0% off_lô 0000'), ['Giống 50% off_lô 000007']);
+    assert.deepEqual(await found('LO 000007'), ['Rau cải lo 000007']);
+    assert.deepEqual(await found('lô  000007'), ['Rau cải lô  000007']);
+    // A rare run of trigrams ("6 l") when no word start is rare ("0002" begins a third of the words).
+    const sixes = Array.from({ length: 100 }, (_, i) => 200 + i).filter((i) => i % 7 === 6);
+    assert.deepEqual(await found('6 LÔ 0002'), sixes.map(numbered).sort());
+
+    // Renamed, soft-deleted, restored and hard-deleted rows, through the API and in SQL.
+    const id = await make('Dưa leo lô 000999');
+    assert.deepEqual(await found('lô 000999'), ['Dưa leo lô 000999']);
+    await me.put(`/api/crop/crop/${id}`, { json: { name: 'Dưa leo lô 000998' } });
+    assert.deepEqual(await found('lô 000999'), []);
+    assert.deepEqual(await found('lô 000998'), ['Dưa leo lô 000998']);
+    await me.delete(`/api/crop/crop/${id}`);
+    assert.deepEqual(await found('lô 000998'), []);
+    await t.database.db.updateTable('crops').set({ deleted_at: null }).where('id', '=', id).execute();
+    assert.deepEqual(await found('lô 000998'), ['Dưa leo lô 000998']);
+    await t.database.db
+      .updateTable('crops')
+      .set({ name: 'Dưa leo lô 000997' })
+      .where('id', '=', id)
+      .execute();
+    assert.deepEqual(await found('lô 000998'), []);
+    assert.deepEqual(await found('lô 000997'), ['Dưa leo lô 000997']);
+    await t.database.db.deleteFrom('crops').where('id', '=', id).execute();
+    assert.deepEqual(await found('lô 000997'), []);
+  });
+
   it('searches tasks, seasons and templates on their indexes too', async () => {
     const g = {
       crop: (await c.post('/api/crop/crop', { json: { name: 'Dragon fruit' } })).body[0].id,
@@ -222,6 +288,37 @@ forEachDialect('migration 0005 on existing data', { migrated: false }, (database
       }
       assert.equal((await migrator.migrateDown()).error, undefined);
       assert.equal((await migrator.migrateToLatest()).error, undefined);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+forEachDialect('migration 0019 on existing data', { migrated: false }, (database) => {
+  it('indexes the words of the rows written before it, and is undone and made again', async () => {
+    const handle = openDatabase(database.url, { maxConnections: 2 });
+    try {
+      const migrator = new Migrator({
+        db: handle.db,
+        provider: { getMigrations: async () => migrations },
+        migrationTableName: 'furrow_migrations',
+        migrationLockTableName: 'furrow_migrations_lock',
+      });
+      assert.equal((await migrator.migrateTo('0018_webhook_delivery_hours')).error, undefined);
+      const tenant = await makeTenant(handle.db);
+      await insertCrops(handle.db, tenant.id, ['Older crop lô 000123', 'Another older crop']);
+      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      const wordsOf = async () =>
+        (
+          await sql<{ rowid: number }>`
+            select rowid from crops_words where crops_words match ${'{name} : "LÔ" AND {name} : "00012" *'}`.execute(
+            handle.db,
+          )
+        ).rows.length;
+      if (handle.dialect === 'sqlite') assert.equal(await wordsOf(), 1);
+      assert.equal((await migrator.migrateTo('0018_webhook_delivery_hours')).error, undefined);
+      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      if (handle.dialect === 'sqlite') assert.equal(await wordsOf(), 1);
     } finally {
       await handle.close();
     }

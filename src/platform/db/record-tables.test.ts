@@ -1,6 +1,6 @@
 // The one list of record tables against the schema the migrations make: every record table has its
 // live-count triggers (an unfiltered list's total reads record_counts), and every searched column
-// its trigram index, on both databases. A new record table without them fails here.
+// its trigram index (and on SQLite its word index), on both databases. A new record table without them fails here.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
@@ -78,9 +78,21 @@ forEachDialect('record tables', (database) => {
           [...columns].sort(),
           `${table}_search indexes exactly the searched columns`,
         );
+        const words = await sql<{ name: string }>`
+          select name from pragma_table_info(${`${table}_words`})`.execute(handle.db);
+        assert.deepEqual(
+          words.rows.map((r) => r.name).sort(),
+          [...columns].sort(),
+          `${table}_words indexes exactly the searched columns`,
+        );
         const names = await triggersOf(table);
-        for (const event of ['insert', 'update', 'delete']) {
-          assert.ok(names.includes(`${table}_search_${event}`), `${table} lacks ${table}_search_${event}`);
+        for (const index of ['search', 'words']) {
+          for (const event of ['insert', 'update', 'delete']) {
+            assert.ok(
+              names.includes(`${table}_${index}_${event}`),
+              `${table} lacks ${table}_${index}_${event}`,
+            );
+          }
         }
       }
     }

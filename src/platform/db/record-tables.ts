@@ -10,7 +10,9 @@ import {
   type Updateable,
 } from 'kysely';
 import { isPostgresDb } from './database.js';
+import { trigramText } from './fts5-fold.js';
 import type { Scope } from './scope.js';
+import { rareRun, rareWordStart, shareOf, termSample, wordStartShare } from './search-sample.js';
 import type { Database } from './types.js';
 
 /** Tenant-owned tables with soft delete. */
@@ -80,31 +82,85 @@ export type Filter<T extends RecordTable> = (eb: ExpressionBuilder<Database, T>)
 export type SearchedTable = keyof typeof SEARCHED_COLUMNS;
 
 /**
+ * A filter with a read to make first: listLive awaits `prepare` before it builds its statements.
+ * Unprepared, the filter is still right (it may only cost more).
+ */
+export type PreparedFilter<T extends RecordTable> = Filter<T> & { prepare?: () => Promise<void> };
+
+/**
  * Case-insensitive "one of these columns contains the term". PostgreSQL: ILIKE, served by the pg_trgm
  * indexes. SQLite: a phrase query on the table's FTS5 trigram index (migration 0005), which also
  * folds the case of letters beyond ASCII; a term of one or two characters has no trigram and is
  * compared with LIKE, which folds ASCII letters only.
+ *
+ * A term with common trigrams (search-sample.ts) is looked up instead by part of it: on SQLite a rare
+ * word start in the word index (migration 0018), else its rarest run of trigrams; and the rows found
+ * are checked against the whole term: on PostgreSQL with ILIKE on an expression the index does not
+ * serve, on SQLite with the FTS5 reading of texts (furrow_trigram_text_holds, registered on every
+ * connection by sqlite/open.ts). Either way exactly the rows the whole term's lookup matches pass.
  */
 export function containsText<T extends SearchedTable>(
   scope: Scope,
   table: T,
   columns: readonly (typeof SEARCHED_COLUMNS)[T][number][],
   term: string,
-): Filter<T> {
-  const like = (operator: string): Filter<T> => {
-    const pattern = `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+): PreparedFilter<T> {
+  const escaped = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const like = (operator: string, text: string, indexed = true): Filter<T> => {
+    const pattern = escaped(text);
     return (eb) =>
       eb.or(
-        columns.map(
-          (column) =>
-            sql<SqlBool>`${sql.ref(`${table}.${column}`)} ${sql.raw(operator)} ${pattern} escape '\\'`,
-        ),
+        columns.map((column) => {
+          const ref = sql.ref(`${table}.${column}`);
+          // Concatenated with '', the column is no longer what the pg_trgm index serves.
+          const value = indexed ? ref : sql`(${ref} || '')`;
+          return sql<SqlBool>`${value} ${sql.raw(operator)} ${pattern} escape '\\'`;
+        }),
       );
   };
-  if (isPostgresDb(scope.db)) return like('ilike');
-  if ([...term].length < 3) return like('like');
+  const postgres = isPostgresDb(scope.db);
+  if (!postgres && [...term].length < 3) return like('like', term);
   const search = sql.table(`${table}_search`);
-  const phrase = `{${columns.join(' ')}} : "${term.replace(/"/g, '""')}"`;
-  return () =>
-    sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${search} where ${search} match ${phrase})`;
+  const phrase = (text: string) => `{${columns.join(' ')}} : "${text.replace(/"/g, '""')}"`;
+  const inIndex = (text: string): Filter<T> =>
+    postgres
+      ? like('ilike', text)
+      : () =>
+          sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${search} where ${search} match ${phrase(text)})`;
+  const holdsTerm: Filter<T> = postgres
+    ? like('ilike', term, false)
+    : (eb) => {
+        const read = trigramText(term);
+        return eb.or(
+          columns.map(
+            (column) =>
+              sql<SqlBool>`furrow_trigram_text_holds(cast(${sql.ref(`${table}.${column}`)} as text), ${read})`,
+          ),
+        );
+      };
+  // Three characters or fewer are one trigram at most: nothing to choose from.
+  if ([...term].filter((c) => c !== '\0').length <= 3) return inIndex(term);
+  // Set by prepare: look rows up by a rare word start (SQLite) or a rare run of trigrams, then check.
+  let lookup: Filter<T> | undefined;
+  const filter: Filter<T> = (eb) =>
+    lookup === undefined ? inIndex(term)(eb) : eb.and([lookup(eb), holdsTerm(eb)]);
+  return Object.assign(filter, {
+    prepare: async () => {
+      const sample = await termSample(scope.db, scope.tenantId, table, SEARCHED_COLUMNS[table]);
+      const run = rareRun(term, (trigram) => shareOf(sample, columns, trigram), postgres);
+      // No common trigram (or nothing rare): the whole term is looked up, as it always was.
+      if (run === undefined) return;
+      const word = postgres
+        ? undefined
+        : rareWordStart(term, (start) => wordStartShare(sample, columns, start));
+      if (word === undefined) {
+        lookup = inIndex(run);
+        return;
+      }
+      const words = sql.table(`${table}_words`);
+      const prefix = `{${columns.join(' ')}} : "${word}" *`;
+      lookup = () =>
+        sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${words} where ${words} match ${prefix})`;
+    },
+  });
 }

@@ -7,7 +7,7 @@ import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { isPostgresDb } from './database.js';
 import { countUpTo, PageBudget, type PageOf, type PageRequest, pageOf, ROWS_PER_READ } from './pages.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
-import type { Filter, RecordTable, Row } from './record-tables.js';
+import type { Filter, PreparedFilter, RecordTable, Row } from './record-tables.js';
 import { asRows, type BaseRow, type RecordFilter, type RecordsDb, selectRecords } from './record-view.js';
 import { type Scope, selectScoped } from './scope.js';
 import type { Db } from './types.js';
@@ -128,6 +128,7 @@ export async function listLive<T extends RecordTable>(
       () => liveCount(scope, table),
     );
   }
+  await Promise.all(filters.map((filter) => (filter as PreparedFilter<T>).prepare?.()));
   // The statements are built over the RecordsDb view (see selectRecords); each filter was written
   // for this very table, so it runs there unchanged.
   const name: RecordTable = table;

@@ -16,6 +16,7 @@ import * as m0013 from './0013_resolve_earlier_alerts.js';
 import * as m0014 from './0014_webhooks_second_stage.js';
 import * as m0017 from './0017_test_messages_index.js';
 import * as m0018 from './0018_webhook_delivery_hours.js';
+import * as m0019 from './0019_search_words.js';
 import * as m0021 from './0021_tenant_leading_keys.js';
 
 export const migrations: Record<string, Migration> = {
@@ -35,5 +36,6 @@ export const migrations: Record<string, Migration> = {
   '0014_webhooks_second_stage': m0014,
   '0017_test_messages_index': m0017,
   '0018_webhook_delivery_hours': m0018,
+  '0019_search_words': m0019,
   '0021_tenant_leading_keys': m0021,
 };

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
+import { trigramText } from '../fts5-fold.js';
 import type { Database, Db } from '../types.js';
 import { SqliteConnection } from './connection.js';
 import { FurrowSqliteAdapter, FurrowSqliteDialect } from './driver.js';
@@ -14,6 +15,11 @@ export function openSqlite(file: string): { db: Kysely<Database>; connection: Sq
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // The substring search's check of the rows it found by part of a term (record-tables.ts): whether
+  // a text, read as the FTS5 trigram index reads it, holds the term read the same way.
+  sqlite.function('furrow_trigram_text_holds', { deterministic: true }, (text, read) =>
+    typeof text === 'string' && typeof read === 'string' && trigramText(text).includes(read) ? 1 : 0,
+  );
   const connection = new SqliteConnection(sqlite);
   const db = new Kysely<Database>({ dialect: new FurrowSqliteDialect(connection) });
   directConnections.set(db, connection);
