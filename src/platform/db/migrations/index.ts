@@ -18,6 +18,7 @@ import * as m0017 from './0017_test_messages_index.js';
 import * as m0018 from './0018_webhook_delivery_hours.js';
 import * as m0019 from './0019_search_words.js';
 import * as m0021 from './0021_tenant_leading_keys.js';
+import * as m0022 from './0022_readings_without_tenant_fk.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0018_webhook_delivery_hours': m0018,
   '0019_search_words': m0019,
   '0021_tenant_leading_keys': m0021,
+  '0022_readings_without_tenant_fk': m0022,
 };
