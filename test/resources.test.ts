@@ -319,6 +319,15 @@ forEachDialect('resource conventions', (database) => {
     const link = res.headers.get('link') ?? '';
     assert.match(link, /search%5Bname%5D=x/);
     assert.doesNotMatch(link, /token/);
+    // Nor under another key: `??token=` parses as the key `?token`, and a token sent as a value of
+    // any other parameter stays out of the links too.
+    for (const query of [`?token=${raw}`, `note=${raw}`, `search[name]=${raw}`]) {
+      const odd = await fetch(`${t.url}/api/crop/crop?${query}&pageLimit=5`, {
+        headers: { authorization: `Bearer ${raw}` },
+      });
+      assert.equal(odd.status, 200, query);
+      assert.doesNotMatch(odd.headers.get('link') ?? '', new RegExp(raw), query);
+    }
   });
 
   it('form-encoded creates work like JSON ones', async () => {

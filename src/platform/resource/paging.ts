@@ -1,9 +1,11 @@
 // Lists answer a page: the page and pageLimit parameters, the page's items as a plain array, and the
 // paging headers (X-Total-Count, Link). Every list route answers through pageAnswer.
+
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { type Static, type TProperties, Type } from 'typebox';
 import { COUNT_LIMIT } from '../db/records.js';
+import { tokenOf } from '../http/auth.js';
 import type { PageQuery } from './context.js';
 
 export const DEFAULT_PAGE_LIMIT = 20;
@@ -63,11 +65,15 @@ export function setPagingHeaders(
   const { total, hasNext } = page;
   const last = total === undefined ? undefined : Math.max(0, Math.ceil(total / pageLimit) - 1);
   const base = request.url.split('?')[0] ?? '';
-  // The request's own query (never its token), with page and pageLimit set per link; one object for
-  // every link rather than a spread copy each (see the crop presenter).
+  // The request's own query (never its token, under whatever key it came: `??token=` parses as
+  // the key `?token`), with page and pageLimit set per link; one object for every link rather than
+  // a spread copy each (see the crop presenter).
+  const token = tokenOf(request);
   const params: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(request.query as Record<string, unknown>)) {
-    if (key !== 'token') params[key] = value;
+    if (key === 'token') continue;
+    if (token !== undefined && JSON.stringify(value)?.includes(token)) continue;
+    params[key] = value;
   }
   params.page = query.page;
   params.pageLimit = pageLimit;
