@@ -8,6 +8,7 @@ import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 import { GONE_STATUS, nextDeliveryState, retryAfterDelayMs } from './delivery-policy.js';
+import { recordSuccesses } from './delivery-success.js';
 import { pauseEndpoint, updateFailureStreak } from './endpoint-pause.js';
 
 export interface AttemptOutcome {
@@ -50,6 +51,10 @@ export async function recordAttempt(
   outcome: AttemptOutcome,
   options: RecordOptions,
 ): Promise<RecordedAttempt> {
+  if (outcome.ok && isPostgresDb(db)) {
+    const [recorded] = await recordSuccesses(db, [{ delivery, outcome }], options.now);
+    return recorded!;
+  }
   return db.transaction().execute(async (trx) => {
     const tally = new HourTally();
     const recorded = await recordIn(trx, delivery, outcome, options, tally);
@@ -69,6 +74,7 @@ export async function recordAttempts(
   attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
   options: RecordOptions,
 ): Promise<PromiseSettledResult<RecordedAttempt>[]> {
+  if (isPostgresDb(db)) return recordOnPostgres(db, attempts, options);
   if (attempts.length > 1) {
     const order = attempts
       .map((attempt, index) => ({ attempt, index }))
@@ -93,6 +99,30 @@ export async function recordAttempts(
     }
   }
   return Promise.allSettled(attempts.map((a) => recordAttempt(db, a.delivery, a.outcome, options)));
+}
+
+/**
+ * recordAttempts on PostgreSQL: the successes in one statement (recordSuccesses), and if it fails,
+ * one by one; each failed attempt in a transaction of its own, side by side on the pool.
+ */
+async function recordOnPostgres(
+  db: Kysely<Database>,
+  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  options: RecordOptions,
+): Promise<PromiseSettledResult<RecordedAttempt>[]> {
+  const successes = attempts.filter((a) => a.outcome.ok);
+  const together =
+    successes.length > 1
+      ? await recordSuccesses(db, successes, options.now).catch(() => undefined)
+      : undefined;
+  let next = 0;
+  return Promise.allSettled(
+    attempts.map((a) =>
+      a.outcome.ok && together
+        ? Promise.resolve(together[next++]!)
+        : recordAttempt(db, a.delivery, a.outcome, options),
+    ),
+  );
 }
 
 /**
