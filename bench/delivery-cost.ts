@@ -44,13 +44,15 @@ function logSince(offset: number): string {
 function statements(log: string, database: string): Map<string, number> {
   const kinds = new Map<string, number>();
   const marker = `@${database} LOG:  `;
-  for (const line of log.split('\n')) {
+  const lines = log.split('\n');
+  for (const [n, line] of lines.entries()) {
     const at = line.indexOf(marker);
     if (at < 0) continue;
     const rest = line.slice(at + marker.length);
     const m = /^(?:statement|execute [^:]*): (.*)$/.exec(rest);
     if (!m) continue;
-    const text = m[1]!.replace(/\s+/g, ' ').trim();
+    // A statement written over several lines: its first words are on the next ones.
+    const text = [m[1], ...lines.slice(n + 1, n + 4)].join(' ').replace(/\s+/g, ' ').trim();
     const kind = text.slice(0, 70);
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
