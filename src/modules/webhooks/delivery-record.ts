@@ -8,7 +8,7 @@ import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 import { GONE_STATUS, nextDeliveryState, retryAfterDelayMs } from './delivery-policy.js';
-import { recordSuccesses } from './delivery-success.js';
+import { recordSuccesses, recordSuccessIn } from './delivery-success.js';
 import { pauseEndpoint, updateFailureStreak } from './endpoint-pause.js';
 
 export interface AttemptOutcome {
@@ -138,6 +138,7 @@ async function recordIn(
   tally: HourTally,
 ): Promise<RecordedAttempt> {
   const { now } = options;
+  if (outcome.ok && !isPostgresDb(trx)) return recordSuccessIn(trx, delivery, outcome, now, tally);
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
   // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On

@@ -1,13 +1,13 @@
-// Recording successful attempts on PostgreSQL in one statement, with no transaction around it: the
+// Recording successful attempts, which write what recordIn (delivery-record.ts) writes for a 2xx
+// answer with fewer statements: on PostgreSQL one statement with no transaction around it (the
 // delivery's new state under the claim's lease, the attempt row, the end of the endpoint's failure
-// streak and the hourly roll-up, for any number of attempts at once. It writes what recordIn
-// (delivery-record.ts) writes for a 2xx answer; failed attempts keep that transaction (they may pause
-// the endpoint).
+// streak and the hourly roll-up) for any number of attempts at once; on SQLite, in the batch's
+// transaction, statements written out once. Failed attempts keep recordIn (they may pause the endpoint).
 import { CompiledQuery } from 'kysely';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Db } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
-import { DURATION_COLUMNS, durationBucket, hourStart } from './delivery-hours.js';
+import { DURATION_COLUMNS, durationBucket, type HourTally, hourStart } from './delivery-hours.js';
 import type { AttemptOutcome, RecordedAttempt } from './delivery-record.js';
 
 const HOURS = 'webhook_delivery_hours';
@@ -113,4 +113,64 @@ export async function recordSuccesses(
     const status = statusOf.get(delivery.id);
     return status === undefined ? { recorded: false } : { recorded: true, status, endpointPaused: false };
   });
+}
+
+/** SQLite: a successful attempt's delivery, under the lease (recordIn's first two statements in one). */
+const SQLITE_SUCCEEDED = `update webhook_deliveries
+  set status = case when status = 'held' then 'held' else 'succeeded' end,
+      attempt_count = ?, next_attempt_at = null, lease_owner = null, lease_until = null,
+      request_headers = ?, finished_at = case when status = 'held' then null else ? end
+  where tenant_id = ? and id = ? and lease_owner = ? and status in ('pending', 'retrying', 'held')
+  returning status`;
+const SQLITE_ATTEMPT = `insert into webhook_attempts
+  (tenant_id, delivery_id, number, started_at, duration_ms, status_code, error, response_excerpt)
+  values (?, ?, ?, ?, ?, ?, null, ?)`;
+const SQLITE_STREAK_ENDS = `update webhook_endpoints set consecutive_failures = 0
+  where tenant_id = ? and id = ? and consecutive_failures <> 0 and status = 'active'`;
+
+/**
+ * recordIn for a successful attempt on SQLite, in the caller's transaction: the same writes in three
+ * statements written out once (no builder, no read before the update), the streak's only when it
+ * may end.
+ */
+export async function recordSuccessIn(
+  trx: Db,
+  delivery: ClaimedDelivery,
+  outcome: AttemptOutcome,
+  now: number,
+  tally: HourTally,
+): Promise<RecordedAttempt> {
+  const number = delivery.attemptCount + 1;
+  const { rows } = await trx.executeQuery<{ status: DeliveryStatus }>(
+    CompiledQuery.raw(SQLITE_SUCCEEDED, [
+      number,
+      JSON.stringify(outcome.requestHeaders),
+      now,
+      delivery.tenantId,
+      delivery.id,
+      delivery.leaseToken,
+    ]),
+  );
+  const status = rows[0]?.status;
+  if (status === undefined) return { recorded: false };
+  const durationMs = Math.max(0, Math.round(outcome.durationMs));
+  await trx.executeQuery(
+    CompiledQuery.raw(SQLITE_ATTEMPT, [
+      delivery.tenantId,
+      delivery.id,
+      number,
+      outcome.startedAt,
+      durationMs,
+      outcome.statusCode,
+      outcome.responseExcerpt,
+    ]),
+  );
+  tally.attempt(delivery.tenantId, delivery.endpointId, outcome.startedAt, durationMs);
+  if (status === 'succeeded') {
+    tally.ended(delivery.tenantId, delivery.endpointId, true, now);
+    if (delivery.countsTowardPause) {
+      await trx.executeQuery(CompiledQuery.raw(SQLITE_STREAK_ENDS, [delivery.tenantId, delivery.endpointId]));
+    }
+  }
+  return { recorded: true, status, endpointPaused: false };
 }
