@@ -52,7 +52,9 @@ function statements(log: string, database: string): Map<string, number> {
     const m = /^(?:statement|execute [^:]*): (.*)$/.exec(rest);
     if (!m) continue;
     // A statement written over several lines: its first words are on the next ones.
-    const text = [m[1], ...lines.slice(n + 1, n + 4)].join(' ').replace(/\s+/g, ' ').trim();
+    const text = (m[1]!.trim() === '' ? lines.slice(n + 1, n + 4).join(' ') : m[1]!)
+      .replace(/\s+/g, ' ')
+      .trim();
     const kind = text.slice(0, 70);
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
   }
