@@ -1,5 +1,6 @@
-// How a worker records its attempts: on PostgreSQL each on a pooled connection of its own, on SQLite
-// those that end together in one transaction; while the database is away, again until the lease ends.
+// How a worker records its attempts: those that end together in one batch (one transaction on
+// SQLite, one statement on PostgreSQL; failed ones on PostgreSQL each in a transaction of its own);
+// while the database is away, again until the lease ends.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
@@ -70,13 +71,14 @@ export class AttemptRecorder {
   }
 
   /**
-   * Records an attempt. On SQLite it is recorded together with the others that finish meanwhile:
-   * the attempts that end in one turn, or while a batch is being written, share one transaction.
+   * Records an attempt together with the others that finish meanwhile: the attempts that end in one
+   * turn, or while a batch is being written, share one transaction on SQLite (one commit of its one
+   * connection) and one statement on PostgreSQL (recordSuccesses).
    */
   private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
-    // PostgreSQL records attempts side by side on the pool's connections; batches would queue them
-    // behind one connection's round trips. SQLite has one connection: there a batch saves commits.
-    if (this.deps.database.dialect === 'postgres') {
+    // A failed attempt on PostgreSQL takes a transaction of several round trips (it may pause the
+    // endpoint): it runs side by side with the others on the pool rather than queue behind them.
+    if (this.deps.database.dialect === 'postgres' && !outcome.ok) {
       return recordAttempt(this.deps.database.db, delivery, outcome, {
         now: this.deps.clock.now(),
         retryScheduleMs: this.deps.retryScheduleMs,

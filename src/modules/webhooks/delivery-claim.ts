@@ -2,7 +2,7 @@
 // tenants' shares allow, in one transaction. The statements that find due deliveries are in
 // delivery-queue.ts, the share arithmetic in claim-shares.ts.
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import type { Database } from '../../platform/db/types.js';
 import { ClaimShares } from './claim-shares.js';
@@ -131,6 +131,46 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
   });
 }
 
+/** A leased delivery's row with its endpoint's, as leaseDeliveries reads them. */
+interface LeasedRow {
+  id: number;
+  tenant_id: number;
+  endpoint_id: number;
+  public_id: string;
+  event_type: string;
+  body: string;
+  attempt_count: number;
+  max_attempts: number | null;
+  counts_toward_pause: number;
+  url: string;
+  endpoint_public_id: string;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  previous_secret_expires_at: number | string | null;
+  headers: string | null;
+  next_due_at: number | string | null;
+}
+
+/**
+ * PostgreSQL: the lease and the read in one statement, the ids as one array parameter (one text
+ * for any number, so a named statement). The next due time is read from the statement's snapshot,
+ * which the lease (not touching next_attempt_at) does not change.
+ */
+const LEASE_AND_READ = `
+with leased as (
+  update webhook_deliveries set lease_owner = $1, lease_until = $2
+  where (tenant_id, id) in (select * from unnest($3::bigint[], $4::bigint[]))
+  returning id, tenant_id, endpoint_id, public_id, event_type, body, attempt_count, max_attempts,
+            counts_toward_pause, next_attempt_at
+)
+select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
+       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
+       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
+       (select min(next_attempt_at) from webhook_deliveries
+        where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > $5) as next_due_at
+from leased d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+order by d.next_attempt_at, d.id`;
+
 /**
  * Leases these deliveries under `leaseToken` until `leaseUntil` and reads what sending them takes,
  * oldest first, with `nextDueAt`: when the next queued delivery falls due after `now` (answered
@@ -141,13 +181,54 @@ async function leaseDeliveries(
   keys: readonly RowKey[],
   lease: { token: string; until: number; now: number },
 ): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null }> {
-  const { now } = lease;
+  const rows = isPostgresDb(trx)
+    ? (
+        await trx.executeQuery<LeasedRow>(
+          CompiledQuery.raw(LEASE_AND_READ, [
+            lease.token,
+            lease.until,
+            keys.map((k) => k.tenantId),
+            keys.map((k) => k.id),
+            lease.now,
+          ]),
+        )
+      ).rows
+    : await leaseOnSqlite(trx, keys, lease);
+  const deliveries = rows.map((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    endpointId: r.endpoint_id,
+    publicId: r.public_id,
+    eventType: r.event_type,
+    body: r.body,
+    attemptCount: r.attempt_count,
+    maxAttempts: r.max_attempts,
+    countsTowardPause: r.counts_toward_pause === 1,
+    url: r.url,
+    endpointPublicId: r.endpoint_public_id,
+    secretEncrypted: r.secret_encrypted,
+    previousSecretEncrypted: r.previous_secret_encrypted,
+    previousSecretExpiresAt:
+      r.previous_secret_expires_at === null ? null : Number(r.previous_secret_expires_at),
+    customHeaders: parseCustomHeaders(r.headers),
+    leaseToken: lease.token,
+  }));
+  const nextDueAt = rows[0]?.next_due_at;
+  return { deliveries, nextDueAt: nextDueAt === null || nextDueAt === undefined ? null : Number(nextDueAt) };
+}
+
+/** SQLite (no data-modifying WITH): the lease, then the read, in the claim's transaction. */
+async function leaseOnSqlite(
+  trx: Kysely<Database>,
+  keys: readonly RowKey[],
+  lease: { token: string; until: number; now: number },
+): Promise<LeasedRow[]> {
   await trx
     .updateTable('webhook_deliveries')
     .set({ lease_owner: lease.token, lease_until: lease.until })
     .where(keyIn('webhook_deliveries', keys, isPostgresDb(trx)))
     .execute();
-  const rows = await trx
+  return trx
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhook_endpoints as e', (join) =>
       join.onRef('e.tenant_id', '=', 'd.tenant_id').onRef('e.id', '=', 'd.endpoint_id'),
@@ -173,32 +254,11 @@ async function leaseDeliveries(
           .selectFrom('webhook_deliveries')
           .select((n) => n.fn.min('webhook_deliveries.next_attempt_at').as('at'))
           .where(QUEUED)
-          .where('webhook_deliveries.next_attempt_at', '>', now)
+          .where('webhook_deliveries.next_attempt_at', '>', lease.now)
           .as('next_due_at'),
     ])
     .where(keyIn('d', keys, isPostgresDb(trx)))
     .orderBy('d.next_attempt_at')
     .orderBy('d.id')
     .execute();
-  const deliveries = rows.map((r) => ({
-    id: r.id,
-    tenantId: r.tenant_id,
-    endpointId: r.endpoint_id,
-    publicId: r.public_id,
-    eventType: r.event_type,
-    body: r.body,
-    attemptCount: r.attempt_count,
-    maxAttempts: r.max_attempts,
-    countsTowardPause: r.counts_toward_pause === 1,
-    url: r.url,
-    endpointPublicId: r.endpoint_public_id,
-    secretEncrypted: r.secret_encrypted,
-    previousSecretEncrypted: r.previous_secret_encrypted,
-    previousSecretExpiresAt:
-      r.previous_secret_expires_at === null ? null : Number(r.previous_secret_expires_at),
-    customHeaders: parseCustomHeaders(r.headers),
-    leaseToken: lease.token,
-  }));
-  const nextDueAt = rows[0]?.next_due_at;
-  return { deliveries, nextDueAt: nextDueAt === null || nextDueAt === undefined ? null : Number(nextDueAt) };
 }

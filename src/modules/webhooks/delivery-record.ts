@@ -8,6 +8,7 @@ import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 import { GONE_STATUS, nextDeliveryState, retryAfterDelayMs } from './delivery-policy.js';
+import { recordSuccesses, recordSuccessIn } from './delivery-success.js';
 import { pauseEndpoint, updateFailureStreak } from './endpoint-pause.js';
 
 export interface AttemptOutcome {
@@ -50,6 +51,10 @@ export async function recordAttempt(
   outcome: AttemptOutcome,
   options: RecordOptions,
 ): Promise<RecordedAttempt> {
+  if (outcome.ok && isPostgresDb(db)) {
+    const [recorded] = await recordSuccesses(db, [{ delivery, outcome }], options.now);
+    return recorded!;
+  }
   return db.transaction().execute(async (trx) => {
     const tally = new HourTally();
     const recorded = await recordIn(trx, delivery, outcome, options, tally);
@@ -69,6 +74,7 @@ export async function recordAttempts(
   attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
   options: RecordOptions,
 ): Promise<PromiseSettledResult<RecordedAttempt>[]> {
+  if (isPostgresDb(db)) return recordOnPostgres(db, attempts, options);
   if (attempts.length > 1) {
     const order = attempts
       .map((attempt, index) => ({ attempt, index }))
@@ -96,6 +102,30 @@ export async function recordAttempts(
 }
 
 /**
+ * recordAttempts on PostgreSQL: the successes in one statement (recordSuccesses), and if it fails,
+ * one by one; each failed attempt in a transaction of its own, side by side on the pool.
+ */
+async function recordOnPostgres(
+  db: Kysely<Database>,
+  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  options: RecordOptions,
+): Promise<PromiseSettledResult<RecordedAttempt>[]> {
+  const successes = attempts.filter((a) => a.outcome.ok);
+  const together =
+    successes.length > 1
+      ? await recordSuccesses(db, successes, options.now).catch(() => undefined)
+      : undefined;
+  let next = 0;
+  return Promise.allSettled(
+    attempts.map((a) =>
+      a.outcome.ok && together
+        ? Promise.resolve(together[next++]!)
+        : recordAttempt(db, a.delivery, a.outcome, options),
+    ),
+  );
+}
+
+/**
  * Records one attempt and adds it to `tally`, which the caller adds to the roll-up last: the roll-up's
  * row is the last lock the transaction takes (after the endpoint's and the delivery's), so a
  * transaction waiting for it holds nothing that the one holding it still needs.
@@ -108,6 +138,7 @@ async function recordIn(
   tally: HourTally,
 ): Promise<RecordedAttempt> {
   const { now } = options;
+  if (outcome.ok && !isPostgresDb(trx)) return recordSuccessIn(trx, delivery, outcome, now, tally);
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
   // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On

@@ -41,6 +41,8 @@ export const LEASE_MARGIN_MS = 30_000;
  * deliveries finished here, and whenever the worker runs out of due work: one prune per batch.
  */
 const PRUNE_EVERY = 25;
+/** Decrypted endpoint secrets a worker keeps at most. */
+const SECRETS_KEPT = 1_000;
 /** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
 const IDLE_CHECK_MS = 5_000;
 /**
@@ -93,6 +95,11 @@ export class DeliveryWorker implements BackgroundService {
   private loopDone: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
+  /**
+   * Endpoint secrets decrypted, by endpoint and stored ciphertext (a rotation stores a new one): an
+   * endpoint's deliveries decrypt its secret once, not once each.
+   */
+  private readonly secrets = new Map<string, string>();
   /** When the loop's current sleep ends (clock time), while it sleeps. */
   private sleepingUntil: number | undefined;
   /** New deliveries may have been queued (by this process or another): a wake-up by an event. */
@@ -280,9 +287,22 @@ export class DeliveryWorker implements BackgroundService {
     return { claimed, wanted, capped, nextDueAt };
   }
 
+  /** An endpoint's secret from its stored form (throws when FURROW_SECRET_KEY cannot decrypt it). */
+  private secretOf(stored: string, endpointPublicId: string): string {
+    const key = `${endpointPublicId} ${stored}`;
+    let secret = this.secrets.get(key);
+    if (secret === undefined) {
+      secret = decryptSecret(this.deps.secretKey, stored, endpointPublicId);
+      // Bounded: secrets of endpoints long gone or rotated out are dropped with the rest.
+      if (this.secrets.size >= SECRETS_KEPT) this.secrets.clear();
+      this.secrets.set(key, secret);
+    }
+    return secret;
+  }
+
   /** Signs and sends one delivery, then records the attempt (see AttemptRecorder). */
   private async attempt(delivery: ClaimedDelivery, leaseUntil: number): Promise<void> {
-    const { clock, secretKey, logger } = this.deps;
+    const { clock, logger } = this.deps;
     try {
       const startedAt = clock.now();
       // The owner's headers first: none of them can be one of Furrow's own (custom-headers.ts).
@@ -292,8 +312,13 @@ export class DeliveryWorker implements BackgroundService {
       };
       let result: SendResult;
       try {
-        const secret = decryptSecret(secretKey, delivery.secretEncrypted, delivery.endpointPublicId);
-        const previous = previousSecretAt(delivery, startedAt, secretKey);
+        const secret = this.secretOf(delivery.secretEncrypted, delivery.endpointPublicId);
+        const { previousSecretEncrypted: stored, previousSecretExpiresAt: expiresAt } = delivery;
+        // The rotated-out secret signs too while the rotation's overlap lasts.
+        const previous =
+          stored !== null && expiresAt !== null && startedAt < expiresAt
+            ? this.secretOf(stored, delivery.endpointPublicId)
+            : null;
         const message = { id: delivery.publicId, eventType: delivery.eventType, body: delivery.body };
         headers = { ...headers, ...signPayload(secret, message, Math.floor(startedAt / 1000), previous) };
         result = await this.sender.send(delivery.url, headers, delivery.body);
@@ -342,13 +367,6 @@ export class DeliveryWorker implements BackgroundService {
       );
     }
   }
-}
-
-/** The rotated-out secret, while it still signs at `at` (a rotation's overlap); null otherwise. */
-function previousSecretAt(delivery: ClaimedDelivery, at: number, secretKey: Buffer): string | null {
-  const { previousSecretEncrypted: stored, previousSecretExpiresAt: expiresAt } = delivery;
-  if (stored === null || expiresAt === null || at >= expiresAt) return null;
-  return decryptSecret(secretKey, stored, delivery.endpointPublicId);
 }
 
 export function createDeliveryWorker(
