@@ -103,7 +103,9 @@ describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
     suite.t.clock.advance(36_001 * 1000); // past TOKEN_TTL_SECONDS
     try {
       await page.reload();
-      await page.getByText('Your session has expired. Please sign in again.').waitFor();
+      // The jump of ten hours wakes the test app's background jobs (retries, pruning, sweeps) on its
+      // one SQLite connection at once: the refusal may take a while to come back.
+      await page.getByText('Your session has expired. Please sign in again.').waitFor({ timeout: 45_000 });
       await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
       assert.equal(await page.evaluate('sessionStorage.getItem("furrow.session")'), null);
       assert.equal(
