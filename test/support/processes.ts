@@ -81,7 +81,9 @@ export async function startFurrow(
   options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [FURROW_BIN, ...args], {
+  // FURROW_NODE_ARGS: flags for the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` in a bench).
+  const nodeArgs = process.env.FURROW_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, FURROW_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...baseEnv(), PORT: String(port), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
