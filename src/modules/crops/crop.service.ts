@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { columnFilter } from '../../platform/db/keyed-filters.js';
 import { containsText, type Filter } from '../../platform/db/records.js';
 import {
   definedOnly,
@@ -68,20 +69,20 @@ export const cropService = recordService<
     if (byKey.price !== undefined) {
       // search[price] is an exact price; a value that is not a whole number matches nothing.
       const price = /^\d{1,15}$/.test(byKey.price) ? Number(byKey.price) : -1;
-      filters.push((eb) => eb('crops.price', '=', price));
+      filters.push(columnFilter(ctx.scope, 'crops', 'price', '=', price));
     }
     for (const term of terms) filters.push(containsText(ctx.scope, 'crops', ['name', 'code', 'sku'], term));
     if (query.status !== undefined) {
       const status = parseStatus(query.status);
-      filters.push((eb) => eb('crops.status', '=', status));
+      filters.push(columnFilter(ctx.scope, 'crops', 'status', '=', status));
     }
     if (query.category_id !== undefined) {
       const id = query.category_id;
-      filters.push((eb) => eb('crops.category_id', '=', id));
+      filters.push(columnFilter(ctx.scope, 'crops', 'category_id', '=', id));
     }
     if (query.crop_type !== undefined) {
       const id = query.crop_type;
-      filters.push((eb) => eb('crops.crop_type_id', '=', id));
+      filters.push(columnFilter(ctx.scope, 'crops', 'crop_type_id', '=', id));
     }
     return filters;
   },

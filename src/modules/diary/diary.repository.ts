@@ -1,6 +1,8 @@
 // The task ↔ sub-category join table, and the date-range filter of the task list.
-import { sql } from 'kysely';
-import { type Filter, rangeFilter } from '../../platform/db/records.js';
+import { type SqlBool, sql } from 'kysely';
+import { columnFilter, keyedFilter } from '../../platform/db/keyed-filters.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
+import { type Filter, idListOf, idListValue, rangeFilter } from '../../platform/db/records.js';
 import { deleteScoped, insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 
 export async function replaceTaskSubcategories(
@@ -23,7 +25,11 @@ export async function findTaskSubcategories(
   taskIds: number[],
 ): Promise<{ task_id: number; sub_cate_id: number; name: string }[]> {
   if (taskIds.length === 0) return [];
-  return selectScoped(scope, 'diary_task_subcategories')
+  return subcategoriesQuery.all(scope.db, { tenantId: scope.tenantId, ids: idListValue(scope.db, taskIds) });
+}
+
+const subcategoriesQuery = preparedQuery((db, p: { tenantId: number; ids: unknown }) =>
+  selectScoped({ db, tenantId: p.tenantId }, 'diary_task_subcategories')
     .innerJoin('diary_subcategories', (join) =>
       join
         .onRef('diary_subcategories.tenant_id', '=', 'diary_task_subcategories.tenant_id')
@@ -34,10 +40,9 @@ export async function findTaskSubcategories(
       'diary_task_subcategories.sub_cate_id',
       'diary_subcategories.name',
     ])
-    .where('diary_task_subcategories.task_id', 'in', taskIds)
-    .orderBy('diary_task_subcategories.sub_cate_id')
-    .execute();
-}
+    .where(sql<SqlBool>`diary_task_subcategories.task_id in ${idListOf(db, p.ids)}`)
+    .orderBy('diary_task_subcategories.sub_cate_id'),
+);
 
 /**
  * Tasks that overlap a date range; a task without an end lasts an instant (its start). An
@@ -47,18 +52,26 @@ export async function findTaskSubcategories(
 export function overlapsRange(scope: Scope, range: { from?: number; to?: number }): Filter<'diary_tasks'>[] {
   const { from, to } = range;
   const filters: Filter<'diary_tasks'>[] = [];
-  if (to !== undefined) filters.push((eb) => eb('diary_tasks.start_at', '<=', to));
+  if (to !== undefined) filters.push(columnFilter(scope, 'diary_tasks', 'start_at', '<=', to));
   if (from !== undefined) {
-    const widestSpan = selectScoped(scope, 'task_span_limits').select('widest_span');
-    const lowerBound: Filter<'diary_tasks'> = (eb) =>
-      eb('diary_tasks.start_at', '>=', sql<number>`${from} - coalesce((${widestSpan}), 0)`);
+    const lowerBound = keyedFilter<'diary_tasks'>(
+      scope,
+      'task starts after widest span',
+      [from],
+      (eb, [v], s) => {
+        const widestSpan = selectScoped(s, 'task_span_limits').select('widest_span');
+        return eb('diary_tasks.start_at', '>=', sql<number>`${v} - coalesce((${widestSpan}), 0)`);
+      },
+    );
     // Bounded on both sides, the range is found through the start_at index and its tasks sorted.
     filters.push(to === undefined ? lowerBound : rangeFilter(lowerBound));
-    filters.push((eb) =>
-      eb.or([
-        eb('diary_tasks.end_at', '>=', from),
-        eb.and([eb('diary_tasks.end_at', 'is', null), eb('diary_tasks.start_at', '>=', from)]),
-      ]),
+    filters.push(
+      keyedFilter<'diary_tasks'>(scope, 'task ends after', [from], (eb, [v]) =>
+        eb.or([
+          eb('diary_tasks.end_at', '>=', v as number),
+          eb.and([eb('diary_tasks.end_at', 'is', null), eb('diary_tasks.start_at', '>=', v as number)]),
+        ]),
+      ),
     );
   }
   return filters;

@@ -1,5 +1,6 @@
 import type { Static } from 'typebox';
 import { formatTimestamp, parseTimestamp } from '../../platform/dates.js';
+import { columnFilter, keyedFilter } from '../../platform/db/keyed-filters.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import { type FieldError, forbidden, notFound } from '../../platform/errors.js';
 import type { PageQuery, RequestContext } from '../../platform/resource/context.js';
@@ -187,11 +188,16 @@ function taskFilters(ctx: RequestContext, query: Static<typeof TaskQuery>): Filt
     containsText(ctx.scope, 'diary_tasks', ['name'], term),
   );
   if (query.done !== undefined) {
-    filters.push((eb) => eb('diary_tasks.done_at', query.done ? 'is not' : 'is', null));
+    const done = query.done;
+    filters.push(
+      keyedFilter(ctx.scope, done ? 'task done' : 'task not done', [], (eb) =>
+        eb('diary_tasks.done_at', done ? 'is not' : 'is', null),
+      ),
+    );
   }
   for (const column of ['season_id', 'assigned_to', 'category_task_id'] as const) {
     const id = query[column];
-    if (id !== undefined) filters.push((eb) => eb(`diary_tasks.${column}`, '=', id));
+    if (id !== undefined) filters.push(columnFilter(ctx.scope, 'diary_tasks', column, '=', id));
   }
   return [...filters, ...overlapsRange(ctx.scope, dateRange(query))];
 }

@@ -1,6 +1,7 @@
 import type { Static } from 'typebox';
 import { parseDate } from '../../platform/dates.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
+import { columnFilter, keyedFilter } from '../../platform/db/keyed-filters.js';
 import { containsText, type Filter, findByIds, findLive } from '../../platform/db/records.js';
 import type { FieldError } from '../../platform/errors.js';
 import { validationFailed } from '../../platform/errors.js';
@@ -184,19 +185,23 @@ function seasonFilters(ctx: RequestContext, query: Static<typeof SeasonQuery>): 
   }
   for (const column of ['crop_id', 'farm_id'] as const) {
     const id = query[column];
-    if (id !== undefined) filters.push((eb) => eb(`seasons.${column}`, '=', id));
+    if (id !== undefined) filters.push(columnFilter(ctx.scope, 'seasons', column, '=', id));
   }
   // Overlap: the season starts before the range ends and ends after it starts (open ends match).
   const { from, to } = dateRange(query);
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   if (to !== undefined) {
-    filters.push((eb) =>
-      eb.or([eb('seasons.start_date', 'is', null), eb('seasons.start_date', '<=', day(to))]),
+    filters.push(
+      keyedFilter<'seasons'>(ctx.scope, 'season starts by', [day(to)], (eb, [v]) =>
+        eb.or([eb('seasons.start_date', 'is', null), eb('seasons.start_date', '<=', v as string)]),
+      ),
     );
   }
   if (from !== undefined) {
-    filters.push((eb) =>
-      eb.or([eb('seasons.end_date', 'is', null), eb('seasons.end_date', '>=', day(from))]),
+    filters.push(
+      keyedFilter<'seasons'>(ctx.scope, 'season ends from', [day(from)], (eb, [v]) =>
+        eb.or([eb('seasons.end_date', 'is', null), eb('seasons.end_date', '>=', v as string)]),
+      ),
     );
   }
   return filters;

@@ -1,4 +1,5 @@
 import type { Static } from 'typebox';
+import { columnFilter } from '../../platform/db/keyed-filters.js';
 import { containsText, type Filter, findByIds } from '../../platform/db/records.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import { dateRange, definedOnly, refOrNull, searchTerms } from '../../platform/resource/input.js';
@@ -44,8 +45,8 @@ export function templateFilters(
     filters.push(containsText(ctx.scope, 'season_templates', ['name'], term));
   }
   const { from, to } = dateRange(query);
-  if (from !== undefined) filters.push((eb) => eb('season_templates.created_at', '>=', from));
-  if (to !== undefined) filters.push((eb) => eb('season_templates.created_at', '<=', to));
+  if (from !== undefined) filters.push(columnFilter(ctx.scope, 'season_templates', 'created_at', '>=', from));
+  if (to !== undefined) filters.push(columnFilter(ctx.scope, 'season_templates', 'created_at', '<=', to));
   return filters;
 }
 

@@ -80,10 +80,18 @@ export async function countUpTo<DB, TB extends keyof DB, O>(
   db: Db,
   matches: SelectQueryBuilder<DB, TB, O>,
 ): Promise<number | undefined> {
-  const row = await db
+  return countOrUndefined(await countQuery(db, matches).executeTakeFirst());
+}
+
+/** The statement of countUpTo: its rows counted, up to one past COUNT_LIMIT. */
+export function countQuery<DB, TB extends keyof DB, O>(db: Db, matches: SelectQueryBuilder<DB, TB, O>) {
+  return db
     .selectFrom(matches.limit(COUNT_LIMIT + 1).as('matches'))
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .executeTakeFirst();
+    .select((eb) => eb.fn.countAll<number>().as('n'));
+}
+
+/** countQuery's answer as countUpTo gives it: undefined past COUNT_LIMIT. */
+export function countOrUndefined(row: { n: number | string | bigint } | undefined): number | undefined {
   const n = Number(row?.n ?? 0);
   return n > COUNT_LIMIT ? undefined : n;
 }

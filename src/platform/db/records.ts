@@ -5,7 +5,17 @@
 // record-tables.ts; the view they are written against in record-view.ts; paging in pages.ts.
 import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { isPostgresDb } from './database.js';
-import { countUpTo, PageBudget, type PageOf, type PageRequest, pageOf, ROWS_PER_READ } from './pages.js';
+import { isKeyed, type KeyedFilter } from './keyed-filters.js';
+import {
+  countOrUndefined,
+  countQuery,
+  countUpTo,
+  PageBudget,
+  type PageOf,
+  type PageRequest,
+  pageOf,
+  ROWS_PER_READ,
+} from './pages.js';
 import { type PreparedQuery, preparedQuery } from './prepared.js';
 import type { Filter, PreparedFilter, RecordTable, Row } from './record-tables.js';
 import { asRows, type BaseRow, type RecordFilter, type RecordsDb, selectRecords } from './record-view.js';
@@ -128,6 +138,7 @@ export async function listLive<T extends RecordTable>(
       () => liveCount(scope, table),
     );
   }
+  if (filters.every(isKeyed)) return listByTemplates(scope, table, page, filters);
   await Promise.all(filters.map((filter) => (filter as PreparedFilter<T>).prepare?.()));
   // The statements are built over the RecordsDb view (see selectRecords); each filter was written
   // for this very table, so it runs there unchanged.
@@ -167,6 +178,93 @@ export async function listLive<T extends RecordTable>(
       );
     },
     () => countUpTo(scope.db, matching().select(sql.lit(1).as('one'))),
+  );
+}
+
+/** A filtered list's statements, built and compiled once for a table and a set of filter keys. */
+interface ListTemplates {
+  rows: PreparedQuery<Record<string, unknown>, BaseRow>;
+  ids: PreparedQuery<Record<string, unknown>, { id: number }>;
+  count: PreparedQuery<Record<string, unknown>, { n: number }>;
+}
+
+/** By table, the ordering, and the filters' keys. Bounded: the keys are words of the code. */
+const listTemplates = new Map<string, ListTemplates>();
+const LIST_TEMPLATES_KEPT = 1_000;
+
+/** listLive's filtered statements, written once with stand-ins for the tenant, the page and the values. */
+function listTemplatesFor<T extends RecordTable>(
+  table: T,
+  filters: readonly KeyedFilter<T>[],
+  sortMatches: boolean,
+): ListTemplates {
+  const key = `${table} ${sortMatches ? 'sorted' : 'walked'} ${filters.map((f) => f.key).join(' & ')}`;
+  let templates = listTemplates.get(key);
+  if (templates !== undefined) return templates;
+  const name: RecordTable = table;
+  type Params = Record<string, unknown>;
+  const matching = (db: Db, p: Params) => {
+    const scope = { db, tenantId: p.tenantId as number };
+    return filters.reduce(
+      (q, filter, i) =>
+        q.where((eb) =>
+          filter.template(
+            eb as never,
+            filter.values.map((_, j) => p[`f${i}_${j}`]),
+            scope,
+          ),
+        ),
+      selectRecords(scope, name).where(`${name}.deleted_at`, 'is', null),
+    );
+  };
+  const pageIds = (db: Db, p: Params) => {
+    const ids = matching(db, p).select(`${name}.id`);
+    return (
+      sortMatches ? ids.orderBy(sql`${sql.ref(`${name}.id`)} + 0`, 'desc') : ids.orderBy(`${name}.id`, 'desc')
+    )
+      .limit(p.limit as number)
+      .offset(p.offset as number);
+  };
+  templates = {
+    rows: preparedQuery((db, p: Params) =>
+      selectRecords({ db, tenantId: p.tenantId as number }, name)
+        .selectAll()
+        .where(`${name}.id`, 'in', pageIds(db, p))
+        .orderBy(`${name}.id`, 'desc'),
+    ),
+    ids: preparedQuery((db, p: Params) => pageIds(db, p)),
+    count: preparedQuery((db, p: Params) => countQuery(db, matching(db, p).select(sql.lit(1).as('one')))),
+  };
+  if (listTemplates.size >= LIST_TEMPLATES_KEPT) listTemplates.clear();
+  listTemplates.set(key, templates);
+  return templates;
+}
+
+/** listLive with keyed filters only: the same statements as built anew, from templates. */
+async function listByTemplates<T extends RecordTable>(
+  scope: Scope,
+  table: T,
+  page: PageRequest,
+  filters: readonly KeyedFilter<T>[],
+): Promise<PageOf<Row<T>>> {
+  const sortMatches = filters.some((filter) => (filter as RangeFilter<T>).sortsMatches === true);
+  const templates = listTemplatesFor(table, filters, sortMatches);
+  const values: Record<string, unknown> = { tenantId: scope.tenantId };
+  filters.forEach((filter, i) => {
+    filter.values.forEach((value, j) => {
+      values[`f${i}_${j}`] = value;
+    });
+  });
+  return pageOf(
+    page,
+    async (limit, offset) => {
+      const params = { ...values, limit, offset };
+      if (limit > ROWS_PER_READ) {
+        return readInParts(scope, table, await templates.ids.all(scope.db, params), limit - 1);
+      }
+      return withinBudget(asRows<T>(await templates.rows.all(scope.db, params)), limit - 1);
+    },
+    async () => countOrUndefined(await templates.count.first(scope.db, values)),
   );
 }
 
@@ -269,12 +367,27 @@ export async function findByIds<T extends RecordTable>(
   if (unique.length === 0) return new Map();
   const rows = await byIdsQuery(table).all(scope.db, {
     tenantId: scope.tenantId,
-    ids: isPostgresDb(scope.db) ? unique : JSON.stringify(unique),
+    ids: idListValue(scope.db, unique),
   });
   return new Map(rows.map((row) => [row.id, row as unknown as Row<T>]));
 }
 
 const byIdsQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; ids: unknown }, BaseRow>>();
+
+/**
+ * A list of ids as one parameter of a prepared statement, whatever its length: a JSON array on
+ * SQLite, an array on PostgreSQL. The statement reads it with idListOf.
+ */
+export function idListValue(db: Db, ids: readonly number[]): unknown {
+  return isPostgresDb(db) ? ids : JSON.stringify(ids);
+}
+
+/** `(…)`: the ids of an idListValue parameter, for `<column> in …`. */
+export function idListOf(db: Db, param: unknown) {
+  return isPostgresDb(db)
+    ? sql`(select unnest(${param}::bigint[]))`
+    : sql`(select value from json_each(${param}))`;
+}
 
 /**
  * Rows of a table by a list of ids, as one prepared statement whatever the list's length: the ids
@@ -283,14 +396,11 @@ const byIdsQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; ids:
 function byIdsQuery(table: RecordTable) {
   let query = byIdsQueries.get(table);
   if (query === undefined) {
-    query = preparedQuery((db, p: { tenantId: number; ids: unknown }) => {
-      const ids = isPostgresDb(db)
-        ? sql`(select unnest(${p.ids}::bigint[]))`
-        : sql`(select value from json_each(${p.ids}))`;
-      return selectRecords({ db, tenantId: p.tenantId }, table)
+    query = preparedQuery((db, p: { tenantId: number; ids: unknown }) =>
+      selectRecords({ db, tenantId: p.tenantId }, table)
         .selectAll()
-        .where(sql<SqlBool>`${sql.ref(`${table}.id`)} in ${ids}`);
-    });
+        .where(sql<SqlBool>`${sql.ref(`${table}.id`)} in ${idListOf(db, p.ids)}`),
+    );
     byIdsQueries.set(table, query);
   }
   return query;
