@@ -5,6 +5,7 @@ import type { Config } from '../config.js';
 import type { BackgroundService } from '../platform/background.js';
 import type { Clock } from '../platform/clock.js';
 import type { DatabaseHandle } from '../platform/db/database.js';
+import type { CheckpointerEvents } from '../platform/db/sqlite/checkpointer.js';
 import type { MetricsServer } from '../platform/metrics-server.js';
 import { load } from './lazy.js';
 import { parseOptions, UsageError } from './options.js';
@@ -51,10 +52,13 @@ export async function serve(args: string[]): Promise<number> {
   // On PostgreSQL each delivery in flight records on a connection of its own: a process that
   // delivers keeps a larger pool (WORKER_POOL_SIZE) than one that only answers the API (10).
   const maxConnections = role === 'api' ? 10 : (await load.webhookWorker()).WORKER_POOL_SIZE;
+  // SQLite: WAL checkpoints on a thread of their own; their failures are logged once the app is up.
+  const checkpoints: CheckpointerEvents = {};
   const database = openDatabase(config.databaseUrl, {
     maxConnections,
     timeouts: config.databaseTimeouts,
     preparedStatements: config.databasePreparedStatements,
+    backgroundCheckpoints: checkpoints,
   });
   const { startAll, stopAll } = await load.background();
   const services: BackgroundService[] = [];
@@ -93,6 +97,8 @@ export async function serve(args: string[]): Promise<number> {
       secretKey: secret.key,
       logger: loggerOptions(config.logLevel),
     });
+    const appLog = app.log;
+    checkpoints.onError = (message) => appLog.warn({ err: message }, 'SQLite WAL checkpoint failed; retried');
     if (secret.source === 'created') app.log.info(`created a new secret key in ${config.dataDir}/secret.key`);
     if (config.webhookAllowPrivateHosts.length > 0) {
       app.log.warn(

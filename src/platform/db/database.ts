@@ -11,6 +11,7 @@ import {
   pingPool,
   StatementNames,
 } from './postgres-pool.js';
+import type { CheckpointerEvents } from './sqlite/checkpointer.js';
 import { openSqlite } from './sqlite/open.js';
 import type { Database, Db, DialectName } from './types.js';
 
@@ -53,6 +54,11 @@ export interface OpenOptions {
    * connection pooler that cannot keep them (DATABASE_PREPARED_STATEMENTS=off). Default on.
    */
   preparedStatements?: boolean;
+  /**
+   * SQLite: WAL checkpoints on a thread of their own, never in a commit on the event loop
+   * (sqlite/checkpointer.ts); for a server process. Its events go to the callbacks given.
+   */
+  backgroundCheckpoints?: CheckpointerEvents;
 }
 
 /**
@@ -66,7 +72,9 @@ export function bulkWorkTimeouts(timeouts: PostgresTimeouts = DEFAULT_DATABASE_T
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): DatabaseHandle {
   if (dialectOf(databaseUrl) === 'sqlite') {
-    const { db, connection } = openSqlite(databaseUrl.slice('sqlite:'.length));
+    const { db, connection, checkpointer } = openSqlite(databaseUrl.slice('sqlite:'.length), {
+      backgroundCheckpoints: options.backgroundCheckpoints,
+    });
     return {
       db,
       dialect: 'sqlite',
@@ -75,7 +83,10 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Da
       ping: async () => {
         await sql`select 1`.execute(db);
       },
-      close: () => db.destroy(),
+      close: async () => {
+        await checkpointer?.stop();
+        await db.destroy();
+      },
     };
   }
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;

@@ -5,10 +5,19 @@ import SQLite from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { trigramText } from '../fts5-fold.js';
 import type { Database, Db } from '../types.js';
+import { type CheckpointerEvents, WalCheckpointer } from './checkpointer.js';
 import { SqliteConnection } from './connection.js';
 import { FurrowSqliteAdapter, FurrowSqliteDialect } from './driver.js';
 
-export function openSqlite(file: string): { db: Kysely<Database>; connection: SqliteConnection } {
+export interface SqliteOptions {
+  /** WAL checkpoints on a thread of their own (checkpointer.ts), for a server process. */
+  backgroundCheckpoints?: CheckpointerEvents | undefined;
+}
+
+export function openSqlite(
+  file: string,
+  options: SqliteOptions = {},
+): { db: Kysely<Database>; connection: SqliteConnection; checkpointer: WalCheckpointer | undefined } {
   if (file !== ':memory:') mkdirSync(dirname(resolve(file)), { recursive: true });
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
@@ -23,7 +32,11 @@ export function openSqlite(file: string): { db: Kysely<Database>; connection: Sq
   const connection = new SqliteConnection(sqlite);
   const db = new Kysely<Database>({ dialect: new FurrowSqliteDialect(connection) });
   directConnections.set(db, connection);
-  return { db, connection };
+  const checkpointer =
+    options.backgroundCheckpoints && file !== ':memory:'
+      ? new WalCheckpointer(file, sqlite, options.backgroundCheckpoints)
+      : undefined;
+  return { db, connection, checkpointer };
 }
 
 /** The SQLite connection behind each database handle's Kysely instance (not its transactions). */
