@@ -3,6 +3,8 @@
 // and leases what it chose is in delivery-claim.ts; recording an attempt in delivery-record.ts.
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
+import { preparedQuery } from '../../platform/db/prepared.js';
+import { idListOf, idListValue } from '../../platform/db/records.js';
 import type { Database } from '../../platform/db/types.js';
 import type { Candidate } from './claim-shares.js';
 
@@ -43,33 +45,45 @@ export async function oldestDue(
   window: number,
   skipIds: readonly number[],
 ): Promise<Candidate[]> {
-  let query = trx
-    .selectFrom('webhook_deliveries')
-    .select(['id', 'tenant_id', 'endpoint_id'])
-    .where(QUEUED)
-    .where('next_attempt_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-    // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
-    .where((eb) =>
-      eb.or([
-        eb('counts_toward_pause', '=', 0),
-        eb.exists(
-          eb
-            .selectFrom('webhook_endpoints as e')
-            .select('e.id')
-            .whereRef('e.tenant_id', '=', 'webhook_deliveries.tenant_id')
-            .whereRef('e.id', '=', 'webhook_deliveries.endpoint_id')
-            .where('e.status', '=', 'active'),
-        ),
-      ]),
-    )
-    .orderBy('next_attempt_at')
-    .orderBy('id')
-    .limit(window);
-  if (skipIds.length > 0) query = query.where('id', 'not in', skipIds);
-  if (isPostgresDb(trx)) query = query.forUpdate().skipLocked();
-  return query.execute();
+  const query = skipIds.length > 0 ? oldestDueSkipping : oldestDueAll;
+  return query.all(trx, { now, window, skip: idListValue(trx, skipIds) });
 }
+
+type OldestDueParams = { now: number; window: number; skip: unknown };
+
+/** oldestDue's statement, written once (with the ids to skip as one list parameter, or without). */
+function oldestDueQuery(skipping: boolean) {
+  return preparedQuery((db, p: OldestDueParams) => {
+    let query = db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'tenant_id', 'endpoint_id'])
+      .where(QUEUED)
+      .where('next_attempt_at', '<=', p.now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', p.now)]))
+      // Nothing goes to a paused endpoint but test messages, which never count toward pausing.
+      .where((eb) =>
+        eb.or([
+          eb('counts_toward_pause', '=', 0),
+          eb.exists(
+            eb
+              .selectFrom('webhook_endpoints as e')
+              .select('e.id')
+              .whereRef('e.tenant_id', '=', 'webhook_deliveries.tenant_id')
+              .whereRef('e.id', '=', 'webhook_deliveries.endpoint_id')
+              .where('e.status', '=', 'active'),
+          ),
+        ]),
+      )
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(p.window);
+    if (skipping) query = query.where(sql<SqlBool>`webhook_deliveries.id not in ${idListOf(db, p.skip)}`);
+    return isPostgresDb(db) ? query.forUpdate().skipLocked() : query;
+  });
+}
+
+const oldestDueAll = oldestDueQuery(false);
+const oldestDueSkipping = oldestDueQuery(true);
 
 /**
  * Endpoints with queued deliveries, one index step each (a loose index scan of the queue by
