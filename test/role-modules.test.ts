@@ -1,7 +1,7 @@
 // What each role of `furrow serve` loads, as a real process: the worker answers no request, so it
 // loads no route, schema or API document; the API role delivers no webhook, subscribes to no MQTT
-// broker and sends no mail, so it loads none of their clients. Each module costs memory for as long
-// as the process lives.
+// broker and sends no mail, so it loads none of their clients; a worker loads the MQTT client only
+// once an MQTT source exists. Each module costs memory for as long as the process lives.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +46,8 @@ describe('modules each role loads', () => {
     assert.deepEqual(matching(modules, /\/(src|dist)\/app\.(js|ts)$/), []);
     assert.deepEqual(matching(modules, /\.routes\.(js|ts)$/), []);
     assert.deepEqual(matching(modules, /\/node_modules\/@fastify\/(swagger|swagger-ui|static)\//), []);
+    // No MQTT source exists, so no MQTT client.
+    assert.deepEqual(matching(modules, /\/node_modules\/mqtt\//), []);
   });
 
   it('the API role loads no webhook, MQTT or mail client', async () => {
