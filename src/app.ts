@@ -60,7 +60,8 @@ export interface AppDeps {
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  // Every role builds the app, so every process that raises events knows whether to write mail.
+  // The API roles build the app (the worker its host, worker-host.ts): each process that raises
+  // events knows whether to write mail.
   setMailWriting(deps.config.smtpUrl !== undefined);
   const app = Fastify({
     logger: deps.logger ?? false,

@@ -10,6 +10,7 @@ export const load = {
   authRepository: () => import('../modules/auth/auth.repository.js'),
   demoData: () => import('../modules/demo/demo-data.js'),
   app: () => import('../app.js'),
+  workerHost: () => import('../platform/worker-host.js'),
   clock: () => import('../platform/clock.js'),
   errors: () => import('../platform/errors.js'),
   i18n: () => import('../platform/i18n.js'),

@@ -38,10 +38,9 @@ export async function serve(args: string[]): Promise<number> {
   const [
     { openDatabase, dialectOf, bulkWorkTimeouts },
     { migrateToLatest, pendingMigrations },
-    { buildApp },
     { systemClock },
     { loggerOptions },
-  ] = await Promise.all([load.database(), load.migrate(), load.app(), load.clock(), load.logging()]);
+  ] = await Promise.all([load.database(), load.migrate(), load.clock(), load.logging()]);
   const { loadOrCreateSecretKey } = await load.secretKey();
   const secret = loadOrCreateSecretKey(config.secretKey, config.dataDir);
   const { takeSqliteServeLock } = await load.serveLock();
@@ -90,13 +89,16 @@ export async function serve(args: string[]): Promise<number> {
     if (role !== 'worker' && config.demo && database.dialect === 'sqlite')
       await createDemoTenantIfEmpty(database, config, systemClock);
 
-    app = await buildApp({
-      config,
-      database,
-      clock: systemClock,
-      secretKey: secret.key,
-      logger: loggerOptions(config.logLevel),
-    });
+    app =
+      role === 'worker'
+        ? (await load.workerHost()).buildWorkerHost({ config, logger: loggerOptions(config.logLevel) })
+        : await (await load.app()).buildApp({
+            config,
+            database,
+            clock: systemClock,
+            secretKey: secret.key,
+            logger: loggerOptions(config.logLevel),
+          });
     const appLog = app.log;
     checkpoints.onError = (message) => appLog.warn({ err: message }, 'SQLite WAL checkpoint failed; retried');
     if (secret.source === 'created') app.log.info(`created a new secret key in ${config.dataDir}/secret.key`);

@@ -78,11 +78,14 @@ export interface ServerProcess {
 /** Starts `furrow serve …` and waits until /healthz answers. */
 export async function startFurrow(
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServerProcess> {
   const port = await freePort();
   // FURROW_NODE_ARGS: flags for the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` in a bench).
-  const nodeArgs = process.env.FURROW_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const nodeArgs = [
+    ...(process.env.FURROW_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(options.nodeArgs ?? []),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, FURROW_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: { ...baseEnv(), PORT: String(port), ...options.env },
@@ -126,13 +129,17 @@ export async function startFurrow(
 /** Starts `furrow serve --role worker …` (which listens on no port) and waits for its start-up line. */
 export async function startFurrowWorker(
   args: string[] = [],
-  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [FURROW_BIN, 'serve', '--role', 'worker', ...args], {
-    cwd: options.cwd ?? REPO_ROOT,
-    env: { ...baseEnv(), LOG_LEVEL: 'info', ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), FURROW_BIN, 'serve', '--role', 'worker', ...args],
+    {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...baseEnv(), LOG_LEVEL: 'info', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {

@@ -5,10 +5,11 @@
 // acknowledged (PUBACK) only once stored or found unstorable. While the database is unavailable a
 // message is tried again every second and not acknowledged; if the connection drops meanwhile, the
 // broker delivers it again.
+import { createRequire } from 'node:module';
 import { isIP, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect as tlsConnect } from 'node:tls';
-import { type IClientOptions, MqttClient } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/types.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
@@ -19,6 +20,13 @@ import { type MqttFormat, storeMqttMessage } from './mqtt-messages.js';
 import { type LeasedSource, type MqttSourceStatus, writeMqttSourceStatus } from './mqtt-source.repository.js';
 import { decryptPassword, parseBrokerUrl } from './mqtt-source.service.js';
 import { topicMatches } from './mqtt-topics.js';
+
+/**
+ * The MQTT client, loaded when the first source connects: a worker with no MQTT source (most of
+ * them) never holds the client's modules in memory.
+ */
+const mqttClient = (): typeof MqttClient =>
+  (createRequire(import.meta.url)('mqtt') as typeof import('mqtt')).MqttClient;
 
 export const FIRST_RETRY_MS = 1000;
 export const MAX_RETRY_MS = 60_000;
@@ -136,7 +144,7 @@ export class MqttSourceConnection {
       ...(password === undefined ? {} : { password }),
     };
     this.started = { options, url };
-    const client = new MqttClient(() => this.openStream(url.protocol, url.hostname, url.port), options);
+    const client = new (mqttClient())(() => this.openStream(url.protocol, url.hostname, url.port), options);
     this.client = client;
     client.handleMessage = (packet, done) => this.receive(packet.topic, packet.payload as Buffer, done);
     client.on('connect', () => {
@@ -194,7 +202,7 @@ export class MqttSourceConnection {
     const started = this.started;
     if (!started || !this.stopped) return;
     const { url } = started;
-    const client = new MqttClient(() => this.openStream(url.protocol, url.hostname, url.port, true), {
+    const client = new (mqttClient())(() => this.openStream(url.protocol, url.hostname, url.port, true), {
       ...started.options,
       clean: true,
       reconnectPeriod: 0,
