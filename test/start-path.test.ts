@@ -48,3 +48,14 @@ it('runs dist/ when it was built from the current sources, and the sources once 
   writeFileSync(join(project, 'src', 'extra.ts'), 'export const added = 1;\n');
   assert.equal(run(), 'sources');
 });
+
+it('npm start and the furrow command start Node with the same flags, which the tests use too', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { SERVE_NODE_FLAGS } = await import('./support/processes.js');
+  const shebang = readFileSync(join(REPO_ROOT, 'bin', 'furrow.js'), 'utf8').split('\n')[0]!;
+  assert.equal(shebang, `#!/usr/bin/env -S node ${SERVE_NODE_FLAGS.join(' ')}`);
+  assert.ok(SERVE_NODE_FLAGS.includes('--max-semi-space-size=8'), SERVE_NODE_FLAGS.join(' '));
+  // Node refuses a flag it does not know: these start it.
+  const started = spawnSync(process.execPath, [...SERVE_NODE_FLAGS, '-e', '0'], { encoding: 'utf8' });
+  assert.equal(started.status, 0, started.stderr);
+});

@@ -1,6 +1,8 @@
 // Runs the real furrow CLI as a child process, as an operator would.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,6 +77,16 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/**
+ * Node's flags for `furrow serve`, as `npm start` gives them (package.json) and the `furrow`
+ * command's first line: tests and benchmarks run the service as it is started.
+ */
+export const SERVE_NODE_FLAGS: readonly string[] = (() => {
+  const start: string = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')).scripts.start;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('bin/furrow.js'));
+})();
+
 /** Starts `furrow serve …` and waits until /healthz answers. */
 export async function startFurrow(
   args: string[],
@@ -83,6 +95,7 @@ export async function startFurrow(
   const port = await freePort();
   // FURROW_NODE_ARGS: flags for the server's Node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` in a bench).
   const nodeArgs = [
+    ...SERVE_NODE_FLAGS,
     ...(process.env.FURROW_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     ...(options.nodeArgs ?? []),
   ];
@@ -133,7 +146,7 @@ export async function startFurrowWorker(
 ): Promise<ServerProcess> {
   const child = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), FURROW_BIN, 'serve', '--role', 'worker', ...args],
+    [...SERVE_NODE_FLAGS, ...(options.nodeArgs ?? []), FURROW_BIN, 'serve', '--role', 'worker', ...args],
     {
       cwd: options.cwd ?? REPO_ROOT,
       env: { ...baseEnv(), LOG_LEVEL: 'info', ...options.env },

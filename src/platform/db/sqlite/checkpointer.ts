@@ -58,7 +58,12 @@ export class WalCheckpointer {
     sqlite.pragma(`journal_size_limit = ${WAL_SIZE_KEPT}`);
     sqlite.pragma('wal_autocheckpoint = 0');
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(THREAD, { eval: true, workerData: { file, driver, everyMs } });
+    this.worker = new Worker(THREAD, {
+      eval: true,
+      workerData: { file, driver, everyMs },
+      // A loop of one pragma: the smallest heap V8 allows keeps the thread's memory small.
+      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8, codeRangeSizeMb: 2, stackSizeMb: 1 },
+    });
     // The thread must not keep a process alive that has nothing else to do.
     this.worker.unref();
     this.worker.on('message', (message: { checkpointed?: number; error?: string }) => {
