@@ -9,7 +9,15 @@ import type { DialectName } from '../src/platform/db/types.js';
 import type { Figure, Settings } from './figures.js';
 import { deploy, login, ok } from './lib/furrow.js';
 import { percentile, rawPosts, startReceiver } from './lib/receiver.js';
-import { cpuMeter, cpuSeconds, ownCpuSeconds, peakRssMb, postgresCpuSeconds } from './lib/system.js';
+import {
+  cpuMeter,
+  cpuSeconds,
+  machineCpuSeconds,
+  ownCpuSeconds,
+  peakRssMb,
+  postgresCpuSeconds,
+  runQueueSeconds,
+} from './lib/system.js';
 import {
   addAlertingDevice,
   addEndpoints,
@@ -188,8 +196,11 @@ async function latency(
     const pid = serve.child.pid!;
     const meter = cpuMeter({
       furrow: () => cpuSeconds(pid),
+      'furrow waiting for a core': () => runQueueSeconds(pid),
       'load generator': ownCpuSeconds,
+      receiver: () => cpuSeconds(receiver.pid),
       ...(dialect === 'postgres' ? { postgres: postgresCpuSeconds } : {}),
+      machine: machineCpuSeconds,
     });
     const raised = await pace(count);
     const stats = await receiver.waitFor(raised, 60_000);

@@ -74,3 +74,40 @@ export function cpuMeter(sources: CpuSources): () => Record<string, number> {
     );
   };
 }
+
+/**
+ * Seconds the threads of a process have spent runnable but waiting for a core (the scheduler's
+ * run-queue delay, /proc/PID/task/TID/schedstat); 0 once it is gone. Grows when the machine has
+ * more runnable work than cores: the time a latency figure loses to other processes.
+ */
+export function runQueueSeconds(pid: number): number {
+  let total = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const fields = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ');
+        total += Number(fields[1]) / 1e9;
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  } catch {
+    return 0;
+  }
+  return total;
+}
+
+/** CPU seconds used by every process of the machine so far (all cores, from /proc/stat). */
+export function machineCpuSeconds(): number {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    // cpu user nice system idle iowait irq softirq steal …: the busy ones.
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return (
+      ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) /
+      TICKS_PER_SECOND
+    );
+  } catch {
+    return 0;
+  }
+}

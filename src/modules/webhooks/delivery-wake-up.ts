@@ -9,22 +9,58 @@ import type { Db } from '../../platform/db/types.js';
 
 export const NOTIFY_CHANNEL = 'furrow_webhook_deliveries';
 
-/** Wakes the workers of this process (SQLite; on PostgreSQL NOTIFY reaches every process). */
+/**
+ * Wakes the workers of this process (SQLite; on PostgreSQL NOTIFY reaches every process). Its
+ * 'wake' event carries the endpoints of the new deliveries when they are known (WakeUpEndpoints).
+ */
 export const localWakeUp = new EventEmitter();
 
 /**
- * Tells idle workers that deliveries are due. On PostgreSQL the NOTIFY joins the caller's
- * transaction and is delivered at commit (never for a rollback). On SQLite the single connection
- * is busy until the transaction ends, so a woken worker's claim runs after the commit.
+ * The endpoints whose deliveries a wake-up is about, by id; undefined when any may be (a release of
+ * held deliveries, a retry by hand, listening again after a gap). A worker whose share of the slots
+ * is full for every one of them has nothing to claim for it (worker.ts).
  */
-export async function notifyDeliveryWorkers(db: Db): Promise<void> {
-  if (isPostgresDb(db)) await sql`select pg_notify(${NOTIFY_CHANNEL}, '')`.execute(db);
-  else localWakeUp.emit('wake');
+export type WakeUpEndpoints = readonly number[] | undefined;
+
+/**
+ * Longest NOTIFY payload of endpoint ids (PostgreSQL allows just under 8,000 bytes): an event for
+ * more endpoints than fit wakes the workers for any endpoint.
+ */
+const MAX_PAYLOAD = 4000;
+
+/** The NOTIFY payload of a wake-up: the endpoint ids, comma-separated, or '' for any endpoint. */
+export function wakeUpPayload(endpoints: WakeUpEndpoints): string {
+  if (!endpoints || endpoints.length === 0) return '';
+  const payload = [...new Set(endpoints)].join(',');
+  return payload.length <= MAX_PAYLOAD ? payload : '';
+}
+
+/** The endpoints of a NOTIFY payload (wakeUpPayload); undefined (any endpoint) unless well formed. */
+export function wakeUpEndpointsOf(payload: string | undefined): WakeUpEndpoints {
+  if (!payload || !/^\d+(,\d+)*$/.test(payload)) return undefined;
+  return payload.split(',').map(Number);
+}
+
+/**
+ * Tells idle workers that deliveries are due, for `endpoints` (by id) when given. On PostgreSQL
+ * the NOTIFY joins the caller's transaction and is delivered at commit (never for a rollback). On
+ * SQLite the single connection is busy until the transaction ends, so a woken worker's claim runs
+ * after the commit.
+ */
+export async function notifyDeliveryWorkers(db: Db, endpoints?: WakeUpEndpoints): Promise<void> {
+  if (isPostgresDb(db)) {
+    await sql`select pg_notify(${NOTIFY_CHANNEL}, ${wakeUpPayload(endpoints)})`.execute(db);
+  } else {
+    localWakeUp.emit('wake', endpoints && endpoints.length > 0 ? endpoints : undefined);
+  }
 }
 
 export interface DeliveryListenerOptions {
-  /** Called for every notification, and once listening (again): anything queued meanwhile. */
-  onWake: () => void;
+  /**
+   * Called for every notification, with the endpoints it names, and once listening (again), for
+   * any endpoint: anything queued meanwhile.
+   */
+  onWake: (endpoints?: WakeUpEndpoints) => void;
   /** Whether the worker still runs: a lost connection is replaced only then. */
   isRunning: () => boolean;
   /** The pause before listening again while the connection cannot be had, or once it is lost. */
@@ -54,16 +90,17 @@ export class DeliveryListener {
     let released = false;
     // Destroyed rather than returned: a pooled connection must not keep listening. Once only, from
     // whichever of the error event and the failed LISTEN comes first.
+    const onNotification = (message: pg.Notification) => onWake(wakeUpEndpointsOf(message.payload));
     const drop = (lost: pg.PoolClient) => {
       if (released) return;
       released = true;
-      lost.removeListener('notification', onWake);
+      lost.removeListener('notification', onNotification);
       lost.release(true);
     };
     try {
       client = await pool.connect();
       const connection = client;
-      connection.on('notification', onWake);
+      connection.on('notification', onNotification);
       connection.once('error', (err) => {
         const wasListening = this.connection === connection;
         drop(connection);

@@ -210,6 +210,35 @@ forEachDialect('webhook deliveries: the worker', (database) => {
     assert.deepEqual(JSON.parse(received[0]!.body).data, { committed: true });
   });
 
+  it('sends an event queued while its endpoint has its full share in flight as soon as a slot frees', async () => {
+    // One slot per endpoint, and finished attempts wake the claiming loop only in batches of two:
+    // the second event comes while the first is in flight, so its wake-up (which names the endpoint,
+    // in-process on SQLite and in the NOTIFY on PostgreSQL) starts no claim; the end of the first
+    // attempt does, without waiting for a batch or the idle check.
+    const ep = await endpoint(() => ({ delayMs: 300 }));
+    const looping = workerWith({
+      idleCheckMs: 600_000,
+      globalConcurrency: 8,
+      perEndpointConcurrency: 1,
+      perTenantConcurrency: 8,
+    });
+    await looping.start();
+    try {
+      t.clock.set(Date.now());
+      const before = receiver.requests.length;
+      await emit('iot.alert.raised', { n: 1 });
+      await receiver.waitForRequests(before + 1, 20_000);
+      await emit('iot.alert.raised', { n: 2 });
+      await receiver.waitForRequests(before + 2, 20_000);
+    } finally {
+      await looping.stop();
+    }
+    assert.deepEqual(
+      ep.received().map((r) => JSON.parse(r.body).data.n),
+      [1, 2],
+    );
+  });
+
   it('never claims again a delivery still in flight here, even once its lease has run out', async () => {
     const ep = await endpoint(() => ({ delayMs: 400 }));
     const [id] = await emit('iot.alert.raised', { slow: true });

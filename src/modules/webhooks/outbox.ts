@@ -48,7 +48,8 @@ export async function emitEvent(
       }),
     );
     await insertDeliveries(tx, rows);
-    if (rows.some((r) => r.status === 'pending')) await notifyDeliveryWorkers(tx.db);
+    const pending = rows.filter((r) => r.status === 'pending').map((r) => r.endpoint_id);
+    if (pending.length > 0) await notifyDeliveryWorkers(tx.db, pending);
     return rows.map((r) => r.public_id);
   });
 }

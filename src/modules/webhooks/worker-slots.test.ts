@@ -89,4 +89,40 @@ describe('WorkerSlots', () => {
     assert.equal(slots.byEndpoint.size, 0);
     assert.equal(slots.byTenant.size, 0);
   });
+
+  it('tells whether endpoints have their full share in flight, and calls at once when an awaited one frees a slot', async () => {
+    let calls = 0;
+    const slots = new WorkerSlots(8, 4, () => {
+      calls += 1;
+    });
+    const ends = new Map<number, () => void>();
+    const occupy = (d: ClaimedDelivery) =>
+      slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve)));
+    occupy(delivery(1, 10, 100));
+    occupy(delivery(2, 10, 100));
+    occupy(delivery(3, 11, 100));
+    assert.equal(slots.allFull([10], 2), true);
+    assert.equal(slots.allFull([10, 11], 2), false, 'endpoint 11 has room');
+    assert.equal(slots.allFull([12], 2), false, 'nothing in flight');
+
+    slots.awaitSlot([10]);
+    ends.get(3)!();
+    await slots.attemptOf(3);
+    assert.equal(calls, 0, 'endpoint 11 was not awaited, and one is no batch of four');
+    ends.get(1)!();
+    await slots.attemptOf(1);
+    assert.equal(calls, 1, 'a slot of the awaited endpoint 10');
+    ends.get(2)!();
+    await slots.attemptOf(2);
+    assert.equal(calls, 1, 'once only');
+
+    // A claim that begins meanwhile may leave the endpoint's new deliveries for its cap again: the
+    // endpoint stays awaited.
+    slots.awaitSlot([10]);
+    slots.claiming();
+    occupy(delivery(4, 10, 100));
+    ends.get(4)!();
+    await slots.settled();
+    assert.equal(calls, 2, 'still awaited after a claim');
+  });
 });

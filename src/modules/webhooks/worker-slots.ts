@@ -50,11 +50,14 @@ export class WorkerSlots {
   readonly byTenant = new Map<number, number>();
   /** Deliveries finished since the last claim. */
   private freedSinceClaim = 0;
+  /** Endpoints with deliveries queued while their share was full (awaitSlot), until a slot frees. */
+  private readonly awaited = new Set<number>();
 
   /**
    * @param size the slots: deliveries in flight at most
    * @param claimBatch finished deliveries since the last claim that make a batch worth claiming
-   * @param onBatchFreed called whenever a finished delivery makes or adds to such a batch
+   * @param onBatchFreed called whenever a finished delivery makes or adds to such a batch, or frees
+   *   a slot of an endpoint awaited (awaitSlot)
    */
   constructor(
     readonly size: number,
@@ -64,6 +67,23 @@ export class WorkerSlots {
 
   get busy(): number {
     return this.inFlight.size;
+  }
+
+  /**
+   * Whether every one of `endpointIds` has `perEndpoint` deliveries in flight here: a claim now would
+   * take none of theirs (the endpoint cap of the fair claim).
+   */
+  allFull(endpointIds: readonly number[], perEndpoint: number): boolean {
+    return endpointIds.every((id) => (this.byEndpoint.get(id) ?? 0) >= perEndpoint);
+  }
+
+  /**
+   * Deliveries were queued for these endpoints while their share was full: the next of their
+   * attempts to end calls onBatchFreed at once, batch or not. Kept across claims: a claim that
+   * begins meanwhile leaves those deliveries for the cap again, and would otherwise wait for a batch.
+   */
+  awaitSlot(endpointIds: readonly number[]): void {
+    for (const id of endpointIds) this.awaited.add(id);
   }
 
   /** Ids of the deliveries in flight. */
@@ -95,7 +115,8 @@ export class WorkerSlots {
       countIn(this.byEndpoint, delivery.endpointId, -1);
       countIn(this.byTenant, delivery.tenantId, -1);
       this.freedSinceClaim += 1;
-      if (this.freedSinceClaim >= this.claimBatch) this.onBatchFreed();
+      const awaited = this.awaited.delete(delivery.endpointId);
+      if (this.freedSinceClaim >= this.claimBatch || awaited) this.onBatchFreed();
     });
     this.inFlight.set(delivery.id, work);
   }

@@ -16,7 +16,7 @@ import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from '.
 import { LogPruner } from './delivery-log.js';
 import { countAttempt } from './delivery-metrics.js';
 import { nextDueAt } from './delivery-queue.js';
-import { DeliveryListener, localWakeUp } from './delivery-wake-up.js';
+import { DeliveryListener, localWakeUp, type WakeUpEndpoints } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
 import { decryptSecret, signPayload } from './signing.js';
@@ -102,9 +102,19 @@ export class DeliveryWorker implements BackgroundService {
   private readonly secrets = new Map<string, string>();
   /** When the loop's current sleep ends (clock time), while it sleeps. */
   private sleepingUntil: number | undefined;
-  /** New deliveries may have been queued (by this process or another): a wake-up by an event. */
-  private readonly onWake = () => {
+  /**
+   * New deliveries may have been queued (by this process or another): a wake-up by an event. When it
+   * names their endpoints and each has its full share of the slots in flight here, a claim would
+   * take none of them: the loop is left asleep until one of those endpoints' attempts ends (or
+   * anything else wakes it). Without this, a worker behind on a busy endpoint ran one empty claim
+   * per event, and spent on them the time it lacked.
+   */
+  private readonly onWake = (endpoints?: WakeUpEndpoints) => {
     this.forgetQueuedEndpoints();
+    if (endpoints && this.slots.allFull(endpoints, this.perEndpointLimit)) {
+      this.slots.awaitSlot(endpoints);
+      return;
+    }
     this.wake();
   };
 
