@@ -25,26 +25,40 @@ export async function addEndpoints(api: Api, ports: readonly number[]): Promise<
   }
 }
 
-export async function addAlertingDevice(api: Api): Promise<void> {
-  const created = await ok(api.call('POST', '/api/iot/devices', { code: DEVICE, name: 'Bench probe' }));
-  const deviceId = (created as { id: number }[])[0]?.id;
-  if (deviceId === undefined) throw new Error(`device not created: ${JSON.stringify(created)}`);
-  await ok(
-    api.call('POST', '/api/iot/rules', {
-      metric: 'temperature',
-      operator: 'gt',
-      threshold: 30,
-      device_id: deviceId,
-    }),
-  );
+/**
+ * Sensors with a rule `temperature gt 30` each: DEVICE, then DEVICE-2 … DEVICE-n. Readings of one
+ * sensor are compared in the order the server stamps them; requests that overlap may commit in
+ * another, and a reading older than its rule's last raises nothing, so a paced load spreads its
+ * requests over several sensors.
+ */
+export async function addAlertingDevice(api: Api, devices = 1): Promise<void> {
+  for (let n = 1; n <= devices; n++) {
+    const code = deviceCode(n - 1);
+    const created = await ok(api.call('POST', '/api/iot/devices', { code, name: `Bench probe ${n}` }));
+    const deviceId = (created as { id: number }[])[0]?.id;
+    if (deviceId === undefined) throw new Error(`device not created: ${JSON.stringify(created)}`);
+    await ok(
+      api.call('POST', '/api/iot/rules', {
+        metric: 'temperature',
+        operator: 'gt',
+        threshold: 30,
+        device_id: deviceId,
+      }),
+    );
+  }
 }
 
-/** The readings of `alerts` crossings (two readings each). */
-export function crossings(alerts: number): string {
+/** The code of the i-th sensor of addAlertingDevice (from 0). */
+export function deviceCode(i: number): string {
+  return i === 0 ? DEVICE : `${DEVICE}-${i + 1}`;
+}
+
+/** The readings of `alerts` crossings (two readings each) of one sensor. */
+export function crossings(alerts: number, device = DEVICE): string {
   const readings = [];
   for (let i = 0; i < alerts; i++) {
-    readings.push({ device_code: DEVICE, metric: 'temperature', value: 20 });
-    readings.push({ device_code: DEVICE, metric: 'temperature', value: 40 });
+    readings.push({ device_code: device, metric: 'temperature', value: 20 });
+    readings.push({ device_code: device, metric: 'temperature', value: 40 });
   }
   return JSON.stringify({ readings });
 }

@@ -152,11 +152,15 @@ export async function ingestReadings(
   let found: DeviceRow[] | undefined;
   if (isPostgresDb(scope.db)) {
     const valid = parsed.filter((p): p is ParsedReading => !Array.isArray(p));
-    const atOnce = await storeReadingsAtOnce(scope, valid, now);
-    const accepted = sortOut(parsed, atOnce.devices, results);
-    if (atOnce.ids !== undefined) fillIn(results, accepted, atOnce.ids);
-    if (atOnce.ids !== undefined || accepted.length === 0) return counted(results, []);
-    found = atOnce.devices;
+    const keys = [...new Set(valid.map((r) => `${scope.tenantId}:${r.deviceCode}`))];
+    if (!keys.some((key) => tookTransaction.recently(key, now))) {
+      const atOnce = await storeReadingsAtOnce(scope, valid, now);
+      const accepted = sortOut(parsed, atOnce.devices, results);
+      if (atOnce.ids !== undefined) fillIn(results, accepted, atOnce.ids);
+      if (atOnce.ids !== undefined || accepted.length === 0) return counted(results, []);
+      found = atOnce.devices;
+      for (const key of keys) tookTransaction.note(key, now);
+    }
   }
 
   const raisedSeverities: string[] = [];
@@ -179,6 +183,31 @@ export async function ingestReadings(
   });
   return counted(results, raisedSeverities);
 }
+
+/**
+ * PostgreSQL: the devices (tenant and code) whose batch the one statement could not store (a rule
+ * aims at them or their zone, or they come back online), and when. For a while their next batches
+ * take the transaction's way at once: the one statement would lock them, find the same, and store
+ * nothing. A rule deleted meanwhile costs only the transaction's way until the while is over.
+ */
+class RecentSet {
+  private readonly at = new Map<string, number>();
+  constructor(
+    private readonly forMs: number,
+    private readonly kept: number,
+  ) {}
+  recently(key: string, now: number): boolean {
+    const at = this.at.get(key);
+    return at !== undefined && now - at < this.forMs;
+  }
+  note(key: string, now: number): void {
+    // Bounded: past `kept` devices everything is forgotten, and only costs a statement each.
+    if (this.at.size >= this.kept) this.at.clear();
+    this.at.set(key, now);
+  }
+}
+
+const tookTransaction = new RecentSet(10_000, 10_000);
 
 /** Counts a batch's stored readings and raised alerts, once stored (a rolled-back batch counts nothing). */
 function counted(results: ReadingResult[], raisedSeverities: readonly string[]): ReadingResult[] {
