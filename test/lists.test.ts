@@ -340,6 +340,12 @@ forEachDialect('migration 0023 on existing data', { migrated: false }, (database
           return rows.map((r) => r['QUERY PLAN']).join('\n');
         });
         assert.match(plan, /crops_name_words_idx/);
+        // No parallel plan for a lookup of a few rows (see the migration).
+        const { rows } = await sql<{ parallel: string }>`
+          select proparallel as parallel from pg_proc where proname = 'furrow_search_words'`.execute(
+          handle.db,
+        );
+        assert.deepEqual(rows, [{ parallel: 'r' }]);
       }
       assert.equal((await migrator.migrateTo('0022_readings_without_tenant_fk')).error, undefined);
       assert.equal((await migrator.migrateToLatest()).error, undefined);

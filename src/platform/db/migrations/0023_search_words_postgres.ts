@@ -12,6 +12,11 @@
 // cut into pieces of WORD_PIECE characters, so that no lexeme passes PostgreSQL's 2,047 bytes (a
 // longer one would make the write fail); a lookup takes a word start's first WORD_PIECE characters.
 // An expression index: PostgreSQL keeps it for every write, rows already there included.
+//
+// The function is PARALLEL RESTRICTED: ANALYZE keeps no frequencies for words as rare as the ones
+// looked up, so the planner guesses thousands of rows for a word start (half the least frequency it
+// keeps), and at a million rows it then chose a parallel bitmap scan: 11 ms (91 ms the first time),
+// most of it starting workers, for a lookup of 0.07 ms. Restricted, the scan runs in the backend.
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './schema-helpers.js';
 
@@ -38,7 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql
     .raw(
       `create function furrow_search_words(value text) returns tsvector
-       language sql immutable strict parallel safe as $$
+       language sql immutable strict parallel restricted as $$
          select array_to_tsvector(array_remove(string_to_array(
            regexp_replace(translate(lower(value), ${ends}, ${spaces}), '([^ ]{${WORD_PIECE}})', '\\1 ', 'g'),
            ' '), ''))
