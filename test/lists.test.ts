@@ -182,6 +182,15 @@ forEachDialect('lists as a tenant grows', (database) => {
     const sixes = Array.from({ length: 100 }, (_, i) => 200 + i).filter((i) => i % 7 === 6);
     assert.deepEqual(await found('6 LÔ 0002'), sixes.map(numbered).sort());
 
+    // A word longer than a lexeme of PostgreSQL's word index may hold (2,047 bytes): written, and
+    // found by a start longer than the index keeps of it (200 characters). Only SQL writes a name that
+    // long; a term has 255 characters at most.
+    const long = `Rau cải lô ${'ấ'.repeat(700)} dài`;
+    await insertCrops(t.database.db, tenant.id, [long]);
+    assert.deepEqual(await found(`LÔ ${'Ấ'.repeat(240)}`), [long]);
+    assert.deepEqual(await found(`LÔ ${'Ấ'.repeat(240)}C`), []);
+    assert.deepEqual(await found(`${'Ấ'.repeat(240)} DÀI`), [long]);
+
     // Renamed, soft-deleted, restored and hard-deleted rows, through the API and in SQL.
     const id = await make('Dưa leo lô 000999');
     assert.deepEqual(await found('lô 000999'), ['Dưa leo lô 000999']);
@@ -288,6 +297,60 @@ forEachDialect('migration 0005 on existing data', { migrated: false }, (database
       }
       assert.equal((await migrator.migrateDown()).error, undefined);
       assert.equal((await migrator.migrateToLatest()).error, undefined);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+forEachDialect('migration 0023 on existing data', { migrated: false }, (database) => {
+  it('indexes the words of the rows written before it on PostgreSQL, and is undone and made again', async () => {
+    const handle = openDatabase(database.url, { maxConnections: 2 });
+    try {
+      const migrator = new Migrator({
+        db: handle.db,
+        provider: { getMigrations: async () => migrations },
+        migrationTableName: 'furrow_migrations',
+        migrationLockTableName: 'furrow_migrations_lock',
+      });
+      assert.equal((await migrator.migrateTo('0022_readings_without_tenant_fk')).error, undefined);
+      const tenant = await makeTenant(handle.db);
+      await insertCrops(handle.db, tenant.id, ['Older crop LÔ 000123', 'Another older crop', 'x/00012,y']);
+      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      // The index's own lookup, forced: no sequential scan may answer it instead.
+      const wordsOf = async (start: string) =>
+        handle.db.transaction().execute(async (trx) => {
+          await sql`set local enable_seqscan = off`.execute(trx);
+          const { rows } = await sql<{ name: string }>`
+            select name from crops
+            where furrow_search_words(name) @@ (quote_literal(lower(cast(${start} as text))) || ':*')::tsquery
+            order by name`.execute(trx);
+          return rows.map((r) => r.name);
+        });
+      if (handle.dialect === 'postgres') {
+        assert.deepEqual(await wordsOf('00012'), ['Older crop LÔ 000123', 'x/00012,y']);
+        assert.deepEqual(await wordsOf('LÔ'), ['Older crop LÔ 000123']);
+        assert.deepEqual(await wordsOf('y'), ['x/00012,y']);
+        const plan = await handle.db.transaction().execute(async (trx) => {
+          await sql`set local enable_seqscan = off`.execute(trx);
+          const { rows } = await sql<{ 'QUERY PLAN': string }>`
+            explain select name from crops where furrow_search_words(name) @@ '000123:*'::tsquery`.execute(
+            trx,
+          );
+          return rows.map((r) => r['QUERY PLAN']).join('\n');
+        });
+        assert.match(plan, /crops_name_words_idx/);
+        // No parallel plan for a lookup of a few rows (see the migration).
+        const { rows } = await sql<{ parallel: string }>`
+          select proparallel as parallel from pg_proc where proname = 'furrow_search_words'`.execute(
+          handle.db,
+        );
+        assert.deepEqual(rows, [{ parallel: 'r' }]);
+      }
+      assert.equal((await migrator.migrateTo('0022_readings_without_tenant_fk')).error, undefined);
+      assert.equal((await migrator.migrateToLatest()).error, undefined);
+      if (handle.dialect === 'postgres')
+        assert.deepEqual(await wordsOf('older'), ['Another older crop', 'Older crop LÔ 000123']);
     } finally {
       await handle.close();
     }

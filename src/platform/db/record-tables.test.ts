@@ -69,6 +69,10 @@ forEachDialect('record tables', (database) => {
             ),
             `${table}.${column} has no trigram index`,
           );
+          assert.ok(
+            rows.some((r) => r.def.includes(`USING gin (furrow_search_words(${column}))`)),
+            `${table}.${column} has no word index`,
+          );
         }
       } else {
         const { rows } = await sql<{ name: string }>`

@@ -93,11 +93,12 @@ export type PreparedFilter<T extends RecordTable> = Filter<T> & { prepare?: () =
  * folds the case of letters beyond ASCII; a term of one or two characters has no trigram and is
  * compared with LIKE, which folds ASCII letters only.
  *
- * A term with common trigrams (search-sample.ts) is looked up instead by part of it: on SQLite a rare
- * word start in the word index (migration 0018), else its rarest run of trigrams; and the rows found
- * are checked against the whole term: on PostgreSQL with ILIKE on an expression the index does not
- * serve, on SQLite with the FTS5 reading of texts (furrow_trigram_text_holds, registered on every
- * connection by sqlite/open.ts). Either way exactly the rows the whole term's lookup matches pass.
+ * A term with common trigrams (search-sample.ts) is looked up instead by part of it: a rare word start
+ * in the word index (migration 0019 on SQLite, 0023 on PostgreSQL), else its rarest run of trigrams
+ * (on PostgreSQL inside one word); and the rows found are checked against the whole term: on
+ * PostgreSQL with ILIKE on an expression the index does not serve, on SQLite with the FTS5 reading of
+ * texts (furrow_trigram_text_holds, registered on every connection by sqlite/open.ts). Either way
+ * exactly the rows the whole term's lookup matches pass.
  */
 export function containsText<T extends SearchedTable>(
   scope: Scope,
@@ -140,7 +141,7 @@ export function containsText<T extends SearchedTable>(
       };
   // Three characters or fewer are one trigram at most: nothing to choose from.
   if ([...term].filter((c) => c !== '\0').length <= 3) return inIndex(term);
-  // Set by prepare: look rows up by a rare word start (SQLite) or a rare run of trigrams, then check.
+  // Set by prepare: look rows up by a rare word start or a rare run of trigrams, then check.
   let lookup: Filter<T> | undefined;
   const filter: Filter<T> = (eb) =>
     lookup === undefined ? inIndex(term)(eb) : eb.and([lookup(eb), holdsTerm(eb)]);
@@ -150,17 +151,47 @@ export function containsText<T extends SearchedTable>(
       const run = rareRun(term, (trigram) => shareOf(sample, columns, trigram), postgres);
       // No common trigram (or nothing rare): the whole term is looked up, as it always was.
       if (run === undefined) return;
-      const word = postgres
-        ? undefined
-        : rareWordStart(term, (start) => wordStartShare(sample, columns, start));
+      const word = rareWordStart(term, (start) => wordStartShare(sample, columns, start));
       if (word === undefined) {
         lookup = inIndex(run);
         return;
       }
-      const words = sql.table(`${table}_words`);
-      const prefix = `{${columns.join(' ')}} : "${word}" *`;
-      lookup = () =>
-        sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${words} where ${words} match ${prefix})`;
+      lookup = postgres ? wordStartPostgres(table, columns, word) : wordStartSqlite(table, columns, word);
     },
   });
+}
+
+/** Rows with a word that begins with `start` in one of the columns: FTS5 word index (migration 0019). */
+function wordStartSqlite<T extends SearchedTable>(
+  table: T,
+  columns: readonly string[],
+  start: string,
+): Filter<T> {
+  const words = sql.table(`${table}_words`);
+  const prefix = `{${columns.join(' ')}} : "${start}" *`;
+  return () =>
+    sql<SqlBool>`${sql.ref(`${table}.id`)} in (select rowid from ${words} where ${words} match ${prefix})`;
+}
+
+/** Characters of a word start that migration 0023's index keeps in one lexeme (WORD_PIECE there). */
+const WORD_PIECE = 200;
+
+/**
+ * Rows with a word that begins with `start` in one of the columns: a prefix query on migration
+ * 0023's GIN index of furrow_search_words(column), the lowered words of each value. The start is
+ * lowered by PostgreSQL as ILIKE lowers it; it is made of letters and digits only (rareWordStart), so
+ * it needs no quoting beyond the tsquery's own quotes.
+ */
+function wordStartPostgres<T extends SearchedTable>(
+  table: T,
+  columns: readonly string[],
+  start: string,
+): Filter<T> {
+  const query = sql`(quote_literal(left(lower(cast(${start} as text)), ${sql.lit(WORD_PIECE)})) || ':*')::tsquery`;
+  return (eb) =>
+    eb.or(
+      columns.map(
+        (column) => sql<SqlBool>`furrow_search_words(${sql.ref(`${table}.${column}`)}) @@ ${query}`,
+      ),
+    );
 }

@@ -1,10 +1,10 @@
 // Which part of a search term to look rows up by. A trigram index answers a term through every one of
 // its trigrams, and a trigram found in nearly every row (the "lô " of "LÔ 000123" when every crop is
 // named "… lô …") costs a pass over nearly every row, however rare the term's other trigrams are.
-// So a term with a common trigram is looked up by a rare part of it: on SQLite a rare word start
-// (the "000123" that follows the space) in the word index of migration 0018, else its rarest run of
-// trigrams; rare and common judged on a small sample of the tenant's rows that each process keeps
-// for a few seconds. The rows found are checked against the whole term (record-tables.ts), so the
+// So a term with a common trigram is looked up by a rare part of it: a rare word start (the "000123"
+// that follows the space) in the word index (migration 0019 on SQLite, 0023 on PostgreSQL), else its
+// rarest run of trigrams; rare and common judged on a small sample of the tenant's rows that each
+// process keeps for a few seconds. The rows found are checked against the whole term (record-tables.ts), so the
 // sample only steers the cost: the rows found are the same whatever it holds.
 import { sql } from 'kysely';
 import { trigramText } from './fts5-fold.js';
@@ -93,9 +93,12 @@ export function wordStartShare(sample: TermSample, columns: readonly string[], s
  * Latin-1, Latin Extended-A and B and Latin Extended Additional (Vietnamese).
  */
 const WORD_CHAR = /^[0-9A-Za-z\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u024F\u1E00-\u1EFF]$/u;
-/** Characters at which unicode61 always ends a word: printable ASCII other than letters and digits. */
+/**
+ * Characters at which unicode61 always ends a word: printable ASCII other than letters and digits
+ * (where migration 0023's furrow_search_words ends words too).
+ */
 const WORD_END = /^[ -/:-@[-`{-~]$/;
-/** A word start in at most this share of the rows is looked up by (migration 0018's word index). */
+/** A word start in at most this share of the rows is looked up by (the word index of 0019 and 0023). */
 const RARE_WORD_SHARE = 0.02;
 
 /**
