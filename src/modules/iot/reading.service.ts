@@ -1,6 +1,7 @@
 // Sensor readings: a batch sent in (ingestion: each reading checked on its own, stored, added to
 // the roll-ups, counted as a heartbeat, and run through the threshold rules), and a device's
 // stored readings.
+
 import { parseTimestamp } from '../../platform/dates.js';
 import { isPostgresDb } from '../../platform/db/database.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
@@ -28,6 +29,7 @@ import {
 } from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
 import { addToRollups } from './reading-rollup.repository.js';
+import { RecentSet } from './recent-set.js';
 import {
   loadRuleStates,
   type RuleRow,
@@ -190,23 +192,6 @@ export async function ingestReadings(
  * take the transaction's way at once: the one statement would lock them, find the same, and store
  * nothing. A rule deleted meanwhile costs only the transaction's way until the while is over.
  */
-class RecentSet {
-  private readonly at = new Map<string, number>();
-  constructor(
-    private readonly forMs: number,
-    private readonly kept: number,
-  ) {}
-  recently(key: string, now: number): boolean {
-    const at = this.at.get(key);
-    return at !== undefined && now - at < this.forMs;
-  }
-  note(key: string, now: number): void {
-    // Bounded: past `kept` devices everything is forgotten, and only costs a statement each.
-    if (this.at.size >= this.kept) this.at.clear();
-    this.at.set(key, now);
-  }
-}
-
 const tookTransaction = new RecentSet(10_000, 10_000);
 
 /** Counts a batch's stored readings and raised alerts, once stored (a rolled-back batch counts nothing). */

@@ -5,6 +5,7 @@
 // record-tables.ts; the view they are written against in record-view.ts; paging in pages.ts.
 import { type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import { isPostgresDb } from './database.js';
+import { idListOf, idListValue } from './id-lists.js';
 import { isKeyed, type KeyedFilter } from './keyed-filters.js';
 import {
   countOrUndefined,
@@ -22,6 +23,7 @@ import { asRows, type BaseRow, type RecordFilter, type RecordsDb, selectRecords 
 import { type Scope, selectScoped } from './scope.js';
 import type { Db } from './types.js';
 
+export { idListOf, idListValue } from './id-lists.js';
 export {
   COUNT_LIMIT,
   countUpTo,
@@ -373,21 +375,6 @@ export async function findByIds<T extends RecordTable>(
 }
 
 const byIdsQueries = new Map<RecordTable, PreparedQuery<{ tenantId: number; ids: unknown }, BaseRow>>();
-
-/**
- * A list of ids as one parameter of a prepared statement, whatever its length: a JSON array on
- * SQLite, an array on PostgreSQL. The statement reads it with idListOf.
- */
-export function idListValue(db: Db, ids: readonly number[]): unknown {
-  return isPostgresDb(db) ? ids : JSON.stringify(ids);
-}
-
-/** `(…)`: the ids of an idListValue parameter, for `<column> in …`. */
-export function idListOf(db: Db, param: unknown) {
-  return isPostgresDb(db)
-    ? sql`(select unnest(${param}::bigint[]))`
-    : sql`(select value from json_each(${param}))`;
-}
 
 /**
  * Rows of a table by a list of ids, as one prepared statement whatever the list's length: the ids

@@ -62,7 +62,12 @@ export class WalCheckpointer {
       eval: true,
       workerData: { file, driver, everyMs },
       // A loop of one pragma: the smallest heap V8 allows keeps the thread's memory small.
-      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8, codeRangeSizeMb: 2, stackSizeMb: 1 },
+      resourceLimits: {
+        maxYoungGenerationSizeMb: 1,
+        maxOldGenerationSizeMb: 8,
+        codeRangeSizeMb: 2,
+        stackSizeMb: 1,
+      },
     });
     // The thread must not keep a process alive that has nothing else to do.
     this.worker.unref();

@@ -2,8 +2,8 @@
 // start and close. The worker answers no request, so it loads none of the routes, their schemas and
 // the API document that buildApp (app.ts) makes.
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import type { Config } from '../config.js';
-import { setMailWriting } from '../modules/notifications/mail-switch.js';
+import type { Config } from './config.js';
+import { setMailWriting } from './modules/notifications/mail-switch.js';
 
 export function buildWorkerHost(deps: {
   config: Config;
