@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=4
 // The furrow CLI. It runs the compiled service (dist/, built by `npm install` or `npm run build`)
 // when that was built from the current sources, and the TypeScript sources through tsx otherwise,
 // so a fresh clone needs no build step and an edited source never runs stale.

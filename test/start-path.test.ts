@@ -54,7 +54,7 @@ it('npm start and the furrow command start Node with the same flags, which the t
   const { SERVE_NODE_FLAGS } = await import('./support/processes.js');
   const shebang = readFileSync(join(REPO_ROOT, 'bin', 'furrow.js'), 'utf8').split('\n')[0]!;
   assert.equal(shebang, `#!/usr/bin/env -S node ${SERVE_NODE_FLAGS.join(' ')}`);
-  assert.ok(SERVE_NODE_FLAGS.includes('--max-semi-space-size=8'), SERVE_NODE_FLAGS.join(' '));
+  assert.ok(SERVE_NODE_FLAGS.includes('--max-semi-space-size=4'), SERVE_NODE_FLAGS.join(' '));
   // Node refuses a flag it does not know: these start it.
   const started = spawnSync(process.execPath, [...SERVE_NODE_FLAGS, '-e', '0'], { encoding: 'utf8' });
   assert.equal(started.status, 0, started.stderr);
