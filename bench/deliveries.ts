@@ -139,7 +139,7 @@ async function throughput(
       unit: 'messages/s',
       baseline: { name: `raw undici POSTs, ${IN_FLIGHT} in flight`, value: ceiling },
       ratio: healthy.rate / ceiling,
-      ...(dialect === 'sqlite' ? { target: { ratio: 0.5 } } : {}),
+      target: { ratio: 0.5 },
       cpu: healthy.cpu,
       baselineCpu: ceilingUse,
     });
