@@ -11,6 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import type { DialectName } from '../src/platform/db/types.js';
+import { REPO_ROOT } from '../test/support/processes.js';
 import { benchApi } from './api.js';
 import { benchDeliveries } from './deliveries.js';
 import { type Figure, markdown, met, type Section, type Settings } from './figures.js';
@@ -105,7 +106,8 @@ async function main(): Promise<number> {
         );
       }
     } catch (err) {
-      const error = (err as Error).stack ?? String(err);
+      // Paths of the stack relative to the repository: the results are committed.
+      const error = ((err as Error).stack ?? String(err)).replaceAll(REPO_ROOT, '');
       failures.push({ section, ...(dialect ? { dialect } : {}), error });
       process.stderr.write(`bench: ${section}${dialect ? ` (${dialect})` : ''} failed: ${error}\n`);
     }
