@@ -61,7 +61,7 @@ export class WalCheckpointer {
     this.worker = new Worker(THREAD, {
       eval: true,
       workerData: { file, driver, everyMs },
-      // A loop of one pragma: the smallest heap V8 allows keeps the thread's memory small.
+      // A loop of one pragma: a small heap bounds it (the isolate itself is about 8 MB whatever).
       resourceLimits: {
         maxYoungGenerationSizeMb: 1,
         maxOldGenerationSizeMb: 8,
