@@ -116,6 +116,14 @@ describe('Webhooks section: signing in and out [sqlite, chromium]', () => {
       assert.equal(await page.getByLabel('Username').inputValue(), 'owner');
       assert.equal(await page.getByLabel('Password').inputValue(), '');
       await screenshot('04-expired');
+
+      // A page that polls may find the token expired before the user reloads: the reloaded
+      // sign-in page still says why, with the same account.
+      await page.reload();
+      await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
+      await page.getByText('Your session has expired. Please sign in again.').waitFor();
+      assert.equal(await page.getByLabel('Farm code').inputValue(), suite.farm.code);
+      assert.equal(await page.getByLabel('Username').inputValue(), 'owner');
     } finally {
       suite.t.clock.advance(-36_001 * 1000);
     }

@@ -36,6 +36,10 @@ export interface SessionState {
 }
 
 const SESSION_KEY = 'furrow.session';
+/** Why the last session of this tab ended, so a reload of the sign-in page still says so. */
+const ENDED_KEY = 'furrow.ended';
+
+type Ending = { notice: MessageKey; lastAccount: SessionState['lastAccount'] };
 
 function loadSession(): Session | null {
   try {
@@ -53,13 +57,32 @@ function saveSession(session: Session | null): void {
   else sessionStorage.removeItem(SESSION_KEY);
 }
 
+function loadEnding(): Ending | null {
+  try {
+    const raw = sessionStorage.getItem(ENDED_KEY);
+    if (!raw) return null;
+    const ending = JSON.parse(raw) as Ending;
+    return ending.notice === 'signin.expired' || ending.notice === 'signin.signed_out' ? ending : null;
+  } catch {
+    return null;
+  }
+}
+
+function saveEnding(ending: Ending | null): void {
+  if (ending) sessionStorage.setItem(ENDED_KEY, JSON.stringify(ending));
+  else sessionStorage.removeItem(ENDED_KEY);
+}
+
 const SessionContext = createContext<SessionState | null>(null);
 
 export function SessionProvider({ children, onEnd }: { children: ReactNode; onEnd: () => void }) {
   const { language } = useI18n();
   const [session, setSession] = useState<Session | null>(loadSession);
-  const [notice, setNotice] = useState<MessageKey | null>(null);
-  const [lastAccount, setLastAccount] = useState<SessionState['lastAccount']>(null);
+  // A page polling in the background may find the token expired just before a reload: the
+  // reloaded sign-in page still says why, with the same account.
+  const [ending] = useState(() => (loadSession() ? null : loadEnding()));
+  const [notice, setNotice] = useState<MessageKey | null>(ending?.notice ?? null);
+  const [lastAccount, setLastAccount] = useState<SessionState['lastAccount']>(ending?.lastAccount ?? null);
   const current = useRef({ session, language });
   current.current = { session, language };
 
@@ -78,11 +101,12 @@ export function SessionProvider({ children, onEnd }: { children: ReactNode; onEn
       // Several calls may be refused at once when a token expires: the first one ends the session.
       if (!was && why === 'signin.expired') return;
       // After a sign-out the form starts empty: the next person at this device may be someone else.
-      setLastAccount(
-        was && why === 'signin.expired' ? { tenantcode: was.tenant.code, username: was.user.username } : null,
-      );
+      const account =
+        was && why === 'signin.expired' ? { tenantcode: was.tenant.code, username: was.user.username } : null;
+      setLastAccount(account);
       current.current.session = null;
       saveSession(null);
+      saveEnding({ notice: why, lastAccount: account });
       setSession(null);
       setNotice(why);
       onEnd();
@@ -95,6 +119,7 @@ export function SessionProvider({ children, onEnd }: { children: ReactNode; onEn
     checked.current = next.token; // fresh from the login answer
     current.current.session = next;
     saveSession(next);
+    saveEnding(null);
     setNotice(null);
     setSession(next);
   }, []);
