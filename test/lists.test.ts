@@ -3,9 +3,9 @@
 // PostgreSQL) and the date-range filter bounded by the widest task span.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { openDatabase } from '../src/platform/db/database.js';
-import { migrations } from '../src/platform/db/migrations/index.js';
+import { furrowMigrator } from '../src/platform/db/migrate.js';
 import { COUNT_LIMIT } from '../src/platform/db/records.js';
 import type { Database } from '../src/platform/db/types.js';
 import { client, startTestApp, type TestApp } from './support/app.js';
@@ -251,12 +251,7 @@ forEachDialect('migration 0005 on existing data', { migrated: false }, (database
   it('counts, spans and search indexes cover the rows written before it', async () => {
     const handle = openDatabase(database.url, { maxConnections: 2 });
     try {
-      const migrator = new Migrator({
-        db: handle.db,
-        provider: { getMigrations: async () => migrations },
-        migrationTableName: 'furrow_migrations',
-        migrationLockTableName: 'furrow_migrations_lock',
-      });
+      const migrator = furrowMigrator(handle.db);
       assert.equal((await migrator.migrateTo('0004_iot_harvest')).error, undefined);
       const tenant = await makeTenant(handle.db);
       await insertCrops(handle.db, tenant.id, ['Older crop Đà Lạt', 'Another older crop']);
@@ -307,12 +302,7 @@ forEachDialect('migration 0023 on existing data', { migrated: false }, (database
   it('indexes the words of the rows written before it on PostgreSQL, and is undone and made again', async () => {
     const handle = openDatabase(database.url, { maxConnections: 2 });
     try {
-      const migrator = new Migrator({
-        db: handle.db,
-        provider: { getMigrations: async () => migrations },
-        migrationTableName: 'furrow_migrations',
-        migrationLockTableName: 'furrow_migrations_lock',
-      });
+      const migrator = furrowMigrator(handle.db);
       assert.equal((await migrator.migrateTo('0022_readings_without_tenant_fk')).error, undefined);
       const tenant = await makeTenant(handle.db);
       await insertCrops(handle.db, tenant.id, ['Older crop LÔ 000123', 'Another older crop', 'x/00012,y']);
@@ -361,12 +351,7 @@ forEachDialect('migration 0019 on existing data', { migrated: false }, (database
   it('indexes the words of the rows written before it, and is undone and made again', async () => {
     const handle = openDatabase(database.url, { maxConnections: 2 });
     try {
-      const migrator = new Migrator({
-        db: handle.db,
-        provider: { getMigrations: async () => migrations },
-        migrationTableName: 'furrow_migrations',
-        migrationLockTableName: 'furrow_migrations_lock',
-      });
+      const migrator = furrowMigrator(handle.db);
       assert.equal((await migrator.migrateTo('0018_webhook_delivery_hours')).error, undefined);
       const tenant = await makeTenant(handle.db);
       await insertCrops(handle.db, tenant.id, ['Older crop lô 000123', 'Another older crop']);

@@ -2,11 +2,10 @@
 // have added them to; the worker's upsert then adds onto those rows.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type DatabaseHandle, openDatabase } from '../../platform/db/database.js';
-import { migrateToLatest } from '../../platform/db/migrate.js';
-import { migrations } from '../../platform/db/migrations/index.js';
+import { furrowMigrator, migrateToLatest } from '../../platform/db/migrate.js';
 import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 
 const MIN = 60_000;
@@ -20,13 +19,7 @@ forEachDialect('migration 0018: webhook delivery hours', { migrated: false }, (d
 
   it('rolls up the deliveries and attempts already stored, per endpoint and hour', async () => {
     const db = handle.db as unknown as Kysely<any>;
-    const until0017 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0018'));
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => until0017 },
-      migrationTableName: 'furrow_migrations',
-      migrationLockTableName: 'furrow_migrations_lock',
-    });
+    const migrator = furrowMigrator(db, '0018');
     assert.equal((await migrator.migrateToLatest()).error, undefined);
 
     const { id: tenant } = await db

@@ -1,11 +1,10 @@
 // Migration 0013 resolves the alerts raised before the alert lifecycle as the readings since showed.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type DatabaseHandle, openDatabase } from './database.js';
-import { migrateToLatest } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { furrowMigrator, migrateToLatest } from './migrate.js';
 
 forEachDialect('migration 0013: alerts raised before the lifecycle', { migrated: false }, (database) => {
   let handle: DatabaseHandle;
@@ -16,13 +15,7 @@ forEachDialect('migration 0013: alerts raised before the lifecycle', { migrated:
 
   it('resolves alerts the readings ended, keeps the breached one active and lets its rule resolve it', async () => {
     const db = handle.db as unknown as Kysely<any>;
-    const until0012 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0013'));
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => until0012 },
-      migrationTableName: 'furrow_migrations',
-      migrationLockTableName: 'furrow_migrations_lock',
-    });
+    const migrator = furrowMigrator(db, '0013');
     assert.equal((await migrator.migrateToLatest()).error, undefined);
 
     const { id: tenant } = await db

@@ -2,14 +2,27 @@ import { type Kysely, type MigrationResult, Migrator } from 'kysely';
 import { migrations } from './migrations/index.js';
 import type { Database } from './types.js';
 
-/** Applies every pending migration. Safe to run from several processes at once (the migrator locks). */
-export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResult[]> {
-  const migrator = new Migrator({
+/**
+ * Kysely's migrator over Furrow's migrations and tables; with `before`, over the migrations whose
+ * names sort before it only (a test of one migration on the data of the releases before it).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema, as migrations do.
+export function furrowMigrator(db: Kysely<any>, before?: string): Migrator {
+  const chosen =
+    before === undefined
+      ? migrations
+      : Object.fromEntries(Object.entries(migrations).filter(([name]) => name < before));
+  return new Migrator({
     db,
-    provider: { getMigrations: async () => migrations },
+    provider: { getMigrations: async () => chosen },
     migrationTableName: 'furrow_migrations',
     migrationLockTableName: 'furrow_migrations_lock',
   });
+}
+
+/** Applies every pending migration. Safe to run from several processes at once (the migrator locks). */
+export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResult[]> {
+  const migrator = furrowMigrator(db);
   const { error, results = [] } = await migrator.migrateToLatest();
   if (error) {
     const failed = results.find((r) => r.status === 'Error');
@@ -22,12 +35,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationRe
 
 /** Names of migrations not yet applied. */
 export async function pendingMigrations(db: Kysely<Database>): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations },
-    migrationTableName: 'furrow_migrations',
-    migrationLockTableName: 'furrow_migrations_lock',
-  });
+  const migrator = furrowMigrator(db);
   const all = await migrator.getMigrations();
   return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
 }

@@ -1,11 +1,10 @@
 // Migration 0009 rolls up the readings stored before it, into the buckets ingestion would have made.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type DatabaseHandle, openDatabase } from './database.js';
-import { migrateToLatest } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { furrowMigrator, migrateToLatest } from './migrate.js';
 
 forEachDialect('migration 0009: reading roll-ups', { migrated: false }, (database) => {
   let handle: DatabaseHandle;
@@ -16,13 +15,7 @@ forEachDialect('migration 0009: reading roll-ups', { migrated: false }, (databas
 
   it('rolls up the readings already stored', async () => {
     const db = handle.db as unknown as Kysely<any>;
-    const until0008 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0009'));
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => until0008 },
-      migrationTableName: 'furrow_migrations',
-      migrationLockTableName: 'furrow_migrations_lock',
-    });
+    const migrator = furrowMigrator(db, '0009');
     const { error } = await migrator.migrateToLatest();
     assert.equal(error, undefined);
 

@@ -2,11 +2,10 @@
 // cascades, and the ids still to come are as they were; public ids become unique per tenant.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
-import { type Kysely, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { type DatabaseHandle, openDatabase } from './database.js';
-import { migrateToLatest } from './migrate.js';
-import { migrations } from './migrations/index.js';
+import { furrowMigrator, migrateToLatest } from './migrate.js';
 
 forEachDialect('migration 0021: tenant-leading keys', { migrated: false }, (database) => {
   let handle: DatabaseHandle;
@@ -17,13 +16,7 @@ forEachDialect('migration 0021: tenant-leading keys', { migrated: false }, (data
 
   it('keeps the rows, the foreign keys and the ids to come, and makes public ids unique per tenant', async () => {
     const db = handle.db as unknown as Kysely<any>;
-    const before0021 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0021'));
-    const migrator = new Migrator({
-      db,
-      provider: { getMigrations: async () => before0021 },
-      migrationTableName: 'furrow_migrations',
-      migrationLockTableName: 'furrow_migrations_lock',
-    });
+    const migrator = furrowMigrator(db, '0021');
     assert.equal((await migrator.migrateToLatest()).error, undefined);
 
     const tenant = async (code: string) =>
