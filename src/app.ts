@@ -27,6 +27,8 @@ import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
 import { PostgresChanges } from './platform/db/postgres-changes.js';
+import { Changes } from './platform/db/sqlite/changes.js';
+import { sqliteConnectionOf } from './platform/db/sqlite/open.js';
 import { registerAuth } from './platform/http/auth.js';
 import {
   answerClientError,
@@ -42,6 +44,7 @@ import {
 } from './platform/http/lenient-input.js';
 import { trackRoutesForMethodNotAllowed } from './platform/http/method-not-allowed.js';
 import { registerOpenApi } from './platform/http/openapi.js';
+import { ReadCache } from './platform/http/read-cache.js';
 import { DEFAULT_WEB_DIST_DIR, webScreenRoutes } from './platform/http/web-screen.js';
 import { httpRequestDuration } from './platform/metrics.js';
 
@@ -141,7 +144,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes, { deps: { ...core, secretKey: deps.secretKey } });
   await app.register(webScreenRoutes, { distDir: deps.webDistDir ?? DEFAULT_WEB_DIST_DIR });
 
-  const resources = { db, clock: deps.clock };
+  const sqlite = sqliteConnectionOf(db);
+  // SQLite only: there every write of this process is seen as it runs (read-cache.ts).
+  const readCache =
+    deps.config.readCache && sqlite && deps.database.changes instanceof Changes
+      ? new ReadCache(sqlite.tableVersions, deps.database.changes, deps.clock)
+      : undefined;
+  const resources = { db, clock: deps.clock, readCache };
   await app.register(cropRoutes, { deps: resources });
   await app.register(cropTypeRoutes, { deps: resources });
   await app.register(categoryRoutes, { deps: resources });

@@ -10,6 +10,8 @@ export interface Config {
   readonly databaseTimeouts: PostgresTimeouts;
   /** DATABASE_PREPARED_STATEMENTS (PostgreSQL): repeated statements prepared once per connection. */
   readonly databasePreparedStatements: boolean;
+  /** READ_CACHE (SQLite): list and detail answers kept while nothing they read changes. */
+  readonly readCache: boolean;
   /** 32-byte key from FURROW_SECRET_KEY; undefined means "use or create the key file under ./data/". */
   readonly secretKey: Buffer | undefined;
   readonly tokenTtlSeconds: number;
@@ -95,6 +97,7 @@ export function loadConfig(env: Env = process.env): Config {
       ),
     }),
     databasePreparedStatements: read('DATABASE_PREPARED_STATEMENTS', true, parseSwitch),
+    readCache: read('READ_CACHE', true, parseSwitch),
     secretKey: read('FURROW_SECRET_KEY', undefined, parseSecretKey),
     tokenTtlSeconds: read('TOKEN_TTL_SECONDS', 36000, (raw) =>
       parseInteger(raw, 60, 31_536_000, 'a number of seconds from 60 to 31536000 (one year)'),

@@ -31,6 +31,14 @@ export const webhookDeliveryLatency = new Histogram({
   registers: [metricsRegistry],
 });
 
+/** List and detail reads answered from the read cache (hit) or from the database (miss), SQLite only. */
+export const readCacheAnswers = new Counter({
+  name: 'furrow_read_cache_answers_total',
+  help: 'List and detail reads by how they were answered: hit (from the read cache, unchanged since) or miss (from the database); SQLite only',
+  labelNames: ['outcome'] as const,
+  registers: [metricsRegistry],
+});
+
 export const readingsIngested = new Counter({
   name: 'furrow_iot_readings_ingested_total',
   help: 'Sensor readings stored (API, LoRaWAN network servers and MQTT)',

@@ -3,6 +3,7 @@ import { Category, CategoryCreate, CategoryUpdate } from './category.schemas.js'
 import { categoryService } from './category.service.js';
 
 export const categoryRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'product categories',
   noun: 'product category',
   path: '/api/productcategory/productcategory',

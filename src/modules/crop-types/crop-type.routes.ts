@@ -3,6 +3,7 @@ import { CropType, CropTypeCreate, CropTypeUpdate } from './crop-type.schemas.js
 import { cropTypeService } from './crop-type.service.js';
 
 export const cropTypeRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'crop types',
   noun: 'crop type',
   path: '/api/croptype/croptype',

@@ -3,6 +3,7 @@ import { Crop, CropCreate, CropListItem, CropQuery, CropUpdate } from './crop.sc
 import { cropService } from './crop.service.js';
 
 export const cropRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'crops',
   noun: 'crop or livestock item',
   name: 'Crop',

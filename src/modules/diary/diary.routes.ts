@@ -13,6 +13,7 @@ import {
 import { diaryCategoryService, diarySubcategoryService, taskService } from './diary.service.js';
 
 export const taskRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'diary',
   noun: 'production-diary task',
   name: 'Task',
@@ -39,6 +40,7 @@ export const taskRoutes = resourceRoutes({
 });
 
 export const diaryCategoryRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'diary',
   noun: 'task category (stage)',
   name: 'TaskCategory',
@@ -48,6 +50,7 @@ export const diaryCategoryRoutes = resourceRoutes({
 });
 
 export const diarySubcategoryRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'diary',
   noun: 'task sub-category',
   name: 'TaskSubcategory',

@@ -106,6 +106,11 @@ async function presentTasks(ctx: RequestContext, rows: Row<'diary_tasks'>[]) {
     return row ? presentUser(row) : null;
   };
   const now = ctx.clock.now();
+  // A task not done falls overdue once its end passes: the answer changes then, with no write.
+  for (const row of rows) {
+    if (row.done_at === null && row.end_at !== null && Number(row.end_at) >= now)
+      ctx.changesAt?.(Number(row.end_at));
+  }
   return rows.map((row) => ({
     id: row.id,
     name: row.name,

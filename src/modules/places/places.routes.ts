@@ -14,6 +14,7 @@ import {
 import { blockService, farmService, parcelService, zoneService } from './places.service.js';
 
 export const farmRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'farms and places',
   noun: 'farm',
   ownerOnlyWrites: true,
@@ -31,6 +32,7 @@ export const farmRoutes = resourceRoutes({
 });
 
 export const blockRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'farms and places',
   noun: 'block',
   ownerOnlyWrites: true,
@@ -48,6 +50,7 @@ export const blockRoutes = resourceRoutes({
 });
 
 export const zoneRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'farms and places',
   noun: 'zone',
   ownerOnlyWrites: true,
@@ -65,6 +68,7 @@ export const zoneRoutes = resourceRoutes({
 });
 
 export const parcelRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'farms and places',
   noun: 'parcel',
   ownerOnlyWrites: true,

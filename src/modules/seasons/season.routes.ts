@@ -3,6 +3,7 @@ import { Season, SeasonCreate, SeasonListItem, SeasonQuery, SeasonUpdate } from 
 import { seasonService } from './season.service.js';
 
 export const seasonRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'seasons',
   noun: 'season',
   path: '/api/crop/season',

@@ -4,6 +4,7 @@ import { templateService } from './template.service.js';
 
 // No update: PUT on a template answers 405 (spec 4.7).
 export const templateRoutes = resourceRoutes({
+  cacheReads: true,
   tag: 'season templates',
   noun: 'season template',
   path: '/api/template/season',

@@ -32,6 +32,11 @@ export interface RequestContext {
   scope: Scope;
   clock: Clock;
   user: AuthUser;
+  /**
+   * What is being answered reads differently from `at` on, with nothing written (a task falls
+   * overdue): a kept answer is not used from then on (http/read-cache.ts).
+   */
+  changesAt?: (at: number) => void;
 }
 
 export interface PageQuery {

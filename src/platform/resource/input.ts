@@ -1,5 +1,7 @@
 // Input parsing: a validated request value into the stored one (status flags, image lists, JSON
-// arrays, references where 0 means none), search terms, and the date range of a list.
+// arrays, references where 0 means none), search terms, the date range of a list, and the checks
+// of a body as sent.
+import type { TSchema } from 'typebox';
 import { filterBound } from '../dates.js';
 import { type FieldError, validationFailed } from '../errors.js';
 
@@ -136,4 +138,34 @@ export function dateRange(query: { from_date?: string; to_date?: string }): { fr
   const range = { from: bound('from_date', 'from'), to: bound('to_date', 'to') };
   if (errors.length > 0) throw validationFailed(errors);
   return range;
+}
+
+/**
+ * Checks on the body as sent, before Ajv's coercion can hide them: a null for a field that may not
+ * be null (coercion would turn it into 0, "" or false) and values nested deeper than
+ * MAX_JSON_DEPTH levels. Both are 422s naming the field.
+ */
+export function checkRawBody(body: unknown, schema: TSchema | undefined): void {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
+  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
+  const errors: FieldError[] = [];
+  for (const [field, value] of Object.entries(body)) {
+    const property = Object.hasOwn(properties, field) ? properties[field] : undefined;
+    if (value === null && property !== undefined && !allowsNull(property)) {
+      errors.push({ field, message: 'field.not_null' });
+    } else if (nestsDeeperThan(value)) {
+      errors.push({ field, message: 'field.too_deep', params: { limit: MAX_JSON_DEPTH } });
+    }
+  }
+  if (errors.length > 0) throw validationFailed(errors);
+}
+
+/** Whether a schema accepts null (a schema that names no type accepts anything). */
+function allowsNull(schema: TSchema): boolean {
+  const s = schema as { type?: unknown; anyOf?: TSchema[]; oneOf?: TSchema[]; enum?: unknown[] };
+  if (s.anyOf) return s.anyOf.some(allowsNull);
+  if (s.oneOf) return s.oneOf.some(allowsNull);
+  if (s.enum) return s.enum.includes(null);
+  if (s.type === undefined) return true;
+  return s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'));
 }

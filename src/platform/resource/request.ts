@@ -5,19 +5,29 @@ import { type Static, type TObject, Type } from 'typebox';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/types.js';
 import { authOf, scopeOf } from '../http/auth.js';
+import type { ReadCache } from '../http/read-cache.js';
 import type { RequestContext } from './context.js';
 import { Id } from './fields.js';
 
 export interface ResourceDeps {
   db: Db;
   clock: Clock;
+  /** Keeps list and detail answers of the resources that allow it (SQLite only). */
+  readCache?: ReadCache | undefined;
 }
 
 /** One route (or a few) of a resource, registered with the resource's deps: see actions.ts. */
 export type ResourceRoute = (app: FastifyInstance, deps: ResourceDeps) => void;
 
 export function requestContext(request: FastifyRequest, deps: ResourceDeps): RequestContext {
-  return { scope: scopeOf(request, deps.db), clock: deps.clock, user: authOf(request).user };
+  const ctx: RequestContext = {
+    scope: scopeOf(request, deps.db),
+    clock: deps.clock,
+    user: authOf(request).user,
+  };
+  const cache = deps.readCache;
+  if (cache !== undefined) ctx.changesAt = (at) => cache.changesAt(request, at);
+  return ctx;
 }
 
 /** The params of a path with a record id, documented as `description`. */

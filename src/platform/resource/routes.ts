@@ -7,18 +7,19 @@
 // only, the record as the update answer), the definition says so.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { type Static, type TInteger, type TObject, type TSchema, Type } from 'typebox';
-import { type FieldError, validationFailed } from '../errors.js';
 import { requireOwner } from '../http/auth.js';
+import { readCacheHooks } from '../http/read-cache.js';
 import { translate } from '../i18n.js';
 import { Confirmation, errorAnswers } from './answers.js';
 import type { PageQuery, RequestContext } from './context.js';
 import { answerETag, DetailReadHeaders, entityTag, ifMatchSupport, NotModified, withETag } from './etag.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './input.js';
+import { checkRawBody } from './input.js';
 import { describe, nameResourceSchemas, type OperationDocs, operationNames } from './operation-docs.js';
 import { type ListAnswer, listQuery, PAGING_DESCRIPTION, pageAnswer } from './paging.js';
 import { IdParams, idOf, type ResourceDeps, type ResourceRoute, requestContext } from './request.js';
 
 export type { PageQuery, RequestContext } from './context.js';
+
 export type { OperationDocs } from './operation-docs.js';
 export type { ListAnswer } from './paging.js';
 export type { ResourceDeps } from './request.js';
@@ -51,6 +52,8 @@ export interface ResourceDefinition<
   updateAnswer?: 'confirmation' | 'record';
   /** Request field aliases of the original clients, e.g. {'parent-id': 'parent_id'}. */
   aliases?: Record<string, string>;
+  /** Its list and detail answers may be kept (http/read-cache.ts): all they show is read in the request. */
+  cacheReads?: boolean;
   /** Only owners create, change or delete (staff: 403, before the body is parsed). */
   ownerOnlyWrites?: boolean;
   /**
@@ -116,6 +119,8 @@ export function resourceRoutes<
     const { path, noun, tag, schemas, service, docs = {} } = def;
     const { name, plural } = operationNames(def);
     const context = (request: FastifyRequest) => requestContext(request, deps);
+    // The list's and the detail's: answered from the read cache when it can, kept in it after.
+    const readCaching = def.cacheReads && deps.readCache ? readCacheHooks(deps.readCache) : {};
     const detail = (record: unknown) => (def.envelope === 'data' ? { data: record } : [record]);
     const detailSchema =
       def.envelope === 'data'
@@ -149,6 +154,7 @@ export function resourceRoutes<
         path,
         {
           ...bodyChecks,
+          ...readCaching,
           schema: {
             tags: [tag],
             operationId: `list${plural}`,
@@ -200,6 +206,7 @@ export function resourceRoutes<
           detailPath,
           {
             ...bodyChecks,
+            ...readCaching,
             schema: {
               tags: [tag],
               operationId: operationId('get'),
@@ -364,34 +371,4 @@ function applyAliases(body: unknown, aliases: Record<string, string> | undefined
     delete copy[alias];
   }
   return copy;
-}
-
-/**
- * Checks on the body as sent, before Ajv's coercion can hide them: a null for a field that may not
- * be null (coercion would turn it into 0, "" or false) and values nested deeper than
- * MAX_JSON_DEPTH levels. Both are 422s naming the field.
- */
-function checkRawBody(body: unknown, schema: TSchema | undefined): void {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return;
-  const properties = (schema as { properties?: Record<string, TSchema> } | undefined)?.properties ?? {};
-  const errors: FieldError[] = [];
-  for (const [field, value] of Object.entries(body)) {
-    const property = Object.hasOwn(properties, field) ? properties[field] : undefined;
-    if (value === null && property !== undefined && !allowsNull(property)) {
-      errors.push({ field, message: 'field.not_null' });
-    } else if (nestsDeeperThan(value)) {
-      errors.push({ field, message: 'field.too_deep', params: { limit: MAX_JSON_DEPTH } });
-    }
-  }
-  if (errors.length > 0) throw validationFailed(errors);
-}
-
-/** Whether a schema accepts null (a schema that names no type accepts anything). */
-function allowsNull(schema: TSchema): boolean {
-  const s = schema as { type?: unknown; anyOf?: TSchema[]; oneOf?: TSchema[]; enum?: unknown[] };
-  if (s.anyOf) return s.anyOf.some(allowsNull);
-  if (s.oneOf) return s.oneOf.some(allowsNull);
-  if (s.enum) return s.enum.includes(null);
-  if (s.type === undefined) return true;
-  return s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'));
 }

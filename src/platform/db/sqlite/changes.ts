@@ -10,10 +10,16 @@ export class Changes {
   private readonly dataVersion: SQLite.Statement;
   private lastDataVersion: unknown;
 
-  /** `beforeRead` opens the connection's turn snapshot, where the check is cheap. */
+  /** The turn snapshot in which data_version was last read (see externalVersion). */
+  private readIn = -1;
+
+  /**
+   * `beforeRead` opens the connection's turn snapshot, where the check is cheap, and answers its
+   * number (-1 when none could open).
+   */
   constructor(
     sqlite: SQLite.Database,
-    private readonly beforeRead: () => void = () => {},
+    private readonly beforeRead: () => number = () => -1,
   ) {
     this.dataVersion = sqlite.prepare('pragma data_version').pluck();
     this.lastDataVersion = this.dataVersion.get();
@@ -29,12 +35,21 @@ export class Changes {
    * with the number taken before reading, and trusts it while the number stays the same.
    */
   version(topic: string): number {
-    this.beforeRead();
+    return this.externalVersion() + (this.counts.get(topic) ?? 0);
+  }
+
+  /** A number that grows whenever another connection (another process) has committed. */
+  externalVersion(): number {
+    // Read once per turn snapshot: what another process commits meanwhile, this turn's reads do
+    // not see either; the next turn looks again.
+    const snapshot = this.beforeRead();
+    if (snapshot >= 0 && snapshot === this.readIn) return this.external;
+    this.readIn = snapshot;
     const dataVersion = this.dataVersion.get();
     if (dataVersion !== this.lastDataVersion) {
       this.lastDataVersion = dataVersion;
       this.external += 1;
     }
-    return this.external + (this.counts.get(topic) ?? 0);
+    return this.external;
   }
 }

@@ -5,6 +5,7 @@ import { type CompiledQuery, type DatabaseConnection, type QueryResult, SelectQu
 import { Changes } from './changes.js';
 import { RowReader } from './row-makers.js';
 import { StatementCache } from './statements.js';
+import { TableVersions } from './table-versions.js';
 import { TurnSnapshot } from './turn-snapshot.js';
 
 export class SqliteConnection implements DatabaseConnection {
@@ -13,9 +14,12 @@ export class SqliteConnection implements DatabaseConnection {
   private readonly snapshot: TurnSnapshot;
   /** What in-process caches of rows need to know (changes.ts). */
   readonly changes: Changes;
+  /** The tables each statement reads and writes, for the cache of read answers (table-versions.ts). */
+  readonly tableVersions: TableVersions;
 
   constructor(readonly sqlite: SQLite.Database) {
     this.statements = new StatementCache(sqlite);
+    this.tableVersions = new TableVersions(sqlite);
     this.snapshot = new TurnSnapshot(sqlite);
     this.changes = new Changes(sqlite, () => this.snapshot.open());
   }
@@ -33,7 +37,9 @@ export class SqliteConnection implements DatabaseConnection {
   /** Rows of a read outside any transaction, synchronously, in the turn snapshot. */
   readRows<R>(sqlText: string, parameters: readonly unknown[]): R[] {
     this.snapshot.open();
-    return this.rows.all<R>(this.statements.get(sqlText), parameters);
+    const statement = this.statements.get(sqlText);
+    this.tableVersions.observe(sqlText, statement);
+    return this.rows.all<R>(statement, parameters);
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
@@ -42,6 +48,7 @@ export class SqliteConnection implements DatabaseConnection {
     if (SelectQueryNode.is(compiledQuery.query) && this.snapshot.readable) this.snapshot.open();
     else this.snapshot.close();
     const statement = this.statements.get(compiledQuery.sql);
+    this.tableVersions.observe(compiledQuery.sql, statement);
     if (statement.reader) {
       // A select, or an insert, update or delete with RETURNING.
       return Promise.resolve({ rows: this.rows.all<R>(statement, compiledQuery.parameters) });
@@ -61,6 +68,7 @@ export class SqliteConnection implements DatabaseConnection {
     this.snapshot.streamStarted();
     try {
       const statement = this.statements.get(compiledQuery.sql);
+      this.tableVersions.observe(compiledQuery.sql, statement);
       for (const row of this.rows.iterate<R>(statement, compiledQuery.parameters)) {
         yield { rows: [row] };
       }

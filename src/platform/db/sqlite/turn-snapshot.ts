@@ -23,12 +23,21 @@ export class TurnSnapshot {
     return this.isOpen || !this.sqlite.inTransaction;
   }
 
-  /** Opens the snapshot for this turn, unless it is open already or a transaction or stream runs. */
-  open(): void {
-    if (this.isOpen || this.streaming > 0 || this.sqlite.inTransaction) return;
+  /** Counts the snapshots opened: which one is open, while one is. */
+  private opened = 0;
+
+  /**
+   * Opens the snapshot for this turn, unless it is open already or a transaction or stream runs.
+   * Answers the open snapshot's number, or -1 when none is open.
+   */
+  open(): number {
+    if (this.isOpen) return this.opened;
+    if (this.streaming > 0 || this.sqlite.inTransaction) return -1;
     this.begin.run();
     this.isOpen = true;
+    this.opened += 1;
     setImmediate(this.endOfTurn);
+    return this.opened;
   }
 
   /** Ends the snapshot, if one is open; every statement but a read outside a transaction calls this first. */
