@@ -1,10 +1,10 @@
 // The mail outbox as a queue: each statement a small function. Mail is claimed under a lease by one
 // conditional UPDATE (on PostgreSQL with FOR UPDATE SKIP LOCKED, so workers never take one row both),
 // sent outside any transaction, then marked sent, retried later or failed. "Now" is a parameter.
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import type { Database } from '../../platform/db/types.js';
+import { pooledRandomBytes } from '../../platform/ids.js';
 
 export interface ClaimedMail {
   id: number;
@@ -25,7 +25,7 @@ export async function claimDueMail(
   options: { now: number; leaseMs: number; owner: string; limit: number },
 ): Promise<ClaimedMail[]> {
   const { now, limit } = options;
-  const token = `${options.owner}/${randomBytes(8).toString('hex')}`;
+  const token = `${options.owner}/${pooledRandomBytes(8).toString('hex')}`;
   const rows = await db
     .updateTable('mail_outbox')
     .set({ lease_owner: token, lease_until: now + options.leaseMs })

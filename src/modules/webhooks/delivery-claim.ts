@@ -1,10 +1,10 @@
 // Claiming due deliveries fairly: the worker leases what its free slots and the endpoints' and
 // tenants' shares allow, in one transaction. The statements that find due deliveries are in
 // delivery-queue.ts, the share arithmetic in claim-shares.ts.
-import { randomBytes } from 'node:crypto';
 import { CompiledQuery, type Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import type { Database } from '../../platform/db/types.js';
+import { pooledRandomBytes } from '../../platform/ids.js';
 import { ClaimShares } from './claim-shares.js';
 import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 import {
@@ -120,7 +120,7 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
     }
     // Each claim leases under its own token, so a lease that ran out and was claimed again (by any
     // worker, this one included) can no longer be recorded by the first claim.
-    const token = `${options.owner}/${randomBytes(8).toString('hex')}`;
+    const token = `${options.owner}/${pooledRandomBytes(8).toString('hex')}`;
     const keys = chosen.map((id) => ({ tenantId: shares.tenantOfChosen.get(id) ?? 0, id }));
     const leased = await leaseDeliveries(trx, keys, {
       token,

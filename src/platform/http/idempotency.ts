@@ -4,13 +4,14 @@
 // after validation (a body Ajv refuses claims nothing, as at Stripe); a 5xx is never kept, so a
 // retry runs again. Login is left out: its answer is a fresh token, which is never stored in clear.
 // Requests without the header do no work here beyond reading it.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Clock } from '../clock.js';
 import { claimIdempotencyKey, releaseIdempotencyKey, settleIdempotencyKey } from '../db/idempotency-keys.js';
 import type { Scope } from '../db/scope.js';
 import type { Db } from '../db/types.js';
 import { AppError, validationFailed } from '../errors.js';
+import { pooledRandomBytes } from '../ids.js';
 import { scopeOf } from './auth.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -161,7 +162,7 @@ function replay(reply: FastifyReply, statusCode: number, answer: KeptAnswer): Fa
 
 // AES-256-GCM with the tenant and key as associated data, so an answer cannot be moved to another key.
 function sealAnswer(secretKey: Buffer, scope: Scope, key: string, answer: KeptAnswer): string {
-  const iv = randomBytes(12);
+  const iv = pooledRandomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', secretKey, iv);
   cipher.setAAD(Buffer.from(`${scope.tenantId}:${key}`, 'utf8'));
   const sealed = Buffer.concat([cipher.update(JSON.stringify(answer), 'utf8'), cipher.final()]);
