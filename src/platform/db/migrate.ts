@@ -1,5 +1,6 @@
 import { type Kysely, type MigrationResult, Migrator } from 'kysely';
 import { migrations } from './migrations/index.js';
+import { sqliteConnectionOf } from './sqlite/open.js';
 import type { Database } from './types.js';
 
 /**
@@ -23,7 +24,14 @@ export function furrowMigrator(db: Kysely<any>, before?: string): Migrator {
 /** Applies every pending migration. Safe to run from several processes at once (the migrator locks). */
 export async function migrateToLatest(db: Kysely<Database>): Promise<MigrationResult[]> {
   const migrator = furrowMigrator(db);
-  const { error, results = [] } = await migrator.migrateToLatest();
+  // SQLite keeps temporary tables in memory (sqlite/open.ts); a migration that builds an index on a
+  // large table sorts it whole, so migrations keep them on disk.
+  const sqlite = sqliteConnectionOf(db)?.sqlite;
+  const tempStore = sqlite?.pragma('temp_store', { simple: true });
+  sqlite?.pragma('temp_store = FILE');
+  const { error, results = [] } = await migrator.migrateToLatest().finally(() => {
+    if (sqlite?.open) sqlite.pragma(`temp_store = ${Number(tempStore)}`);
+  });
   if (error) {
     const failed = results.find((r) => r.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message}`, {

@@ -24,6 +24,12 @@ export function openSqlite(
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Temporary tables and indexes in memory: a statement with RETURNING collects its rows in one,
+  // and on disk each opened a temporary database whose page cache glibc gave back to the system
+  // and took again for the next statement (a brk and fresh page faults per statement: half the
+  // cost of a one-row insert). Migrations, which may sort whole tables, put them on disk
+  // (migrate.ts).
+  sqlite.pragma('temp_store = MEMORY');
   // The substring search's check of the rows it found by part of a term (record-tables.ts): whether
   // a text, read as the FTS5 trigram index reads it, holds the term read the same way.
   sqlite.function('furrow_trigram_text_holds', { deterministic: true }, (text, read) =>
