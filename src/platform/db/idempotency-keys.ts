@@ -2,9 +2,9 @@
 // claimed by an insert only one process can win (the primary key is tenant_id + key); the winner
 // runs the request and settles the claim with its answer, or releases it when the request failed
 // on our side. Every "now" is a parameter.
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { deleteScoped, insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
+import { pooledRandomBytes } from '../ids.js';
+import { deleteScoped, groupedWrite, insertScoped, type Scope, selectScoped, updateScoped } from './scope.js';
 import type { Database } from './types.js';
 
 export interface KeyClaim {
@@ -32,10 +32,14 @@ export type ClaimOutcome =
  * is older than the takeover age (for the same request), is taken over with an update guarded by
  * the old claim's token, so that of two processes taking over at once one wins.
  */
-export async function claimIdempotencyKey(scope: Scope, claim: KeyClaim): Promise<ClaimOutcome> {
+export function claimIdempotencyKey(scope: Scope, claim: KeyClaim): Promise<ClaimOutcome> {
+  return groupedWrite(scope, (tx) => claimKey(tx, claim));
+}
+
+async function claimKey(scope: Scope, claim: KeyClaim): Promise<ClaimOutcome> {
   // A claim released between our insert and our read leaves nothing to read: try again.
   for (let attempt = 0; attempt < 3; attempt++) {
-    const token = randomBytes(16).toString('hex');
+    const token = pooledRandomBytes(16).toString('hex');
     const inserted = await insertScoped(scope, 'idempotency_keys', {
       idempotency_key: claim.key,
       request_hash: claim.requestHash,
@@ -91,22 +95,26 @@ export async function settleIdempotencyKey(
   token: string,
   answer: { statusCode: number; answer: string },
 ): Promise<boolean> {
-  const result = await updateScoped(scope, 'idempotency_keys')
-    .set({ state: 'done', status_code: answer.statusCode, answer: answer.answer })
-    .where('idempotency_key', '=', key)
-    .where('claim_token', '=', token)
-    .where('state', '=', 'in_flight')
-    .executeTakeFirst();
+  const result = await groupedWrite(scope, (tx) =>
+    updateScoped(tx, 'idempotency_keys')
+      .set({ state: 'done', status_code: answer.statusCode, answer: answer.answer })
+      .where('idempotency_key', '=', key)
+      .where('claim_token', '=', token)
+      .where('state', '=', 'in_flight')
+      .executeTakeFirst(),
+  );
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** Gives a key back after a request that failed on our side, so that a retry runs again. */
 export async function releaseIdempotencyKey(scope: Scope, key: string, token: string): Promise<void> {
-  await deleteScoped(scope, 'idempotency_keys')
-    .where('idempotency_key', '=', key)
-    .where('claim_token', '=', token)
-    .where('state', '=', 'in_flight')
-    .execute();
+  await groupedWrite(scope, (tx) =>
+    deleteScoped(tx, 'idempotency_keys')
+      .where('idempotency_key', '=', key)
+      .where('claim_token', '=', token)
+      .where('state', '=', 'in_flight')
+      .execute(),
+  );
 }
 
 /**

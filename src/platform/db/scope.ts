@@ -12,6 +12,7 @@ import {
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
+import { sqliteConnectionOf } from './sqlite/open.js';
 import type { Database, Db } from './types.js';
 
 export interface Scope {
@@ -72,8 +73,23 @@ export function insertScoped<T extends TenantTable>(
   return scope.db.insertInto(table).values(rows as unknown as InsertObject<Database, T>[]);
 }
 
-/** Runs fn in a transaction; when the scope is already inside one, fn joins it. */
+/**
+ * Runs fn in a transaction; when the scope is already inside one, fn joins it. On SQLite,
+ * transactions that arrive together share one commit, each in a savepoint (sqlite/group-commit.ts).
+ */
 export async function inTransaction<R>(scope: Scope, fn: (tx: Scope) => Promise<R>): Promise<R> {
   if (scope.db.isTransaction) return fn(scope);
+  const group = sqliteConnectionOf(scope.db)?.groupCommit;
+  if (group) return group.run(scope.db, (trx) => fn({ db: trx, tenantId: scope.tenantId }));
   return scope.db.transaction().execute((trx) => fn({ db: trx, tenantId: scope.tenantId }));
+}
+
+/**
+ * A write that needs no transaction of its own (one statement, or statements each fine alone): on
+ * SQLite it joins the next group commit (sqlite/group-commit.ts) instead of paying a commit of its
+ * own; on PostgreSQL it runs as it is, without the round trips of begin and commit.
+ */
+export async function groupedWrite<R>(scope: Scope, fn: (tx: Scope) => Promise<R>): Promise<R> {
+  if (scope.db.isTransaction || sqliteConnectionOf(scope.db) === undefined) return fn(scope);
+  return inTransaction(scope, fn);
 }

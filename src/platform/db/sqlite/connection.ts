@@ -3,6 +3,7 @@
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type DatabaseConnection, type QueryResult, SelectQueryNode } from 'kysely';
 import { Changes } from './changes.js';
+import { GroupCommit } from './group-commit.js';
 import { RowReader } from './row-makers.js';
 import { StatementCache } from './statements.js';
 import { TableVersions } from './table-versions.js';
@@ -16,10 +17,13 @@ export class SqliteConnection implements DatabaseConnection {
   readonly changes: Changes;
   /** The tables each statement reads and writes, for the cache of read answers (table-versions.ts). */
   readonly tableVersions: TableVersions;
+  /** Transactions that arrive together, committed once (group-commit.ts). */
+  readonly groupCommit: GroupCommit;
 
   constructor(readonly sqlite: SQLite.Database) {
     this.statements = new StatementCache(sqlite);
     this.tableVersions = new TableVersions(sqlite);
+    this.groupCommit = new GroupCommit(() => sqlite.inTransaction);
     this.snapshot = new TurnSnapshot(sqlite);
     this.changes = new Changes(sqlite, () => this.snapshot.open());
   }

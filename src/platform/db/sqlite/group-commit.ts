@@ -1,0 +1,99 @@
+// Transactions that arrive together share one commit. On SQLite a commit appends every page it
+// changed to the WAL (and the full-text indexes flush a segment each), which costs more than the
+// one-row write of a create; requests that reach `inTransaction` in the same turn of the event loop
+// are run one after another, each in a savepoint of one transaction, and committed once.
+//
+// Each keeps its own outcome: a member that fails is rolled back to its savepoint, alone, and
+// answers its error at once; the others answer once the commit is done, so no answer tells of a
+// write that is not committed. A commit that fails fails every member it carried. A member is run
+// when the group begins (at setImmediate, after the poll phase that brought it) or, when it
+// arrives while a group runs, in that group; the group commits as soon as no member waits.
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../types.js';
+
+/** Members at most in one commit: a longer group would hold back the answers of its first ones. */
+export const GROUP_LIMIT = 64;
+
+interface Member {
+  db: Kysely<Database>;
+  fn: (trx: Transaction<Database>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+const SAVEPOINT = CompiledQuery.raw('savepoint furrow_member');
+const RELEASE = CompiledQuery.raw('release furrow_member');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to furrow_member');
+
+export class GroupCommit {
+  private queue: Member[] = [];
+  private scheduled = false;
+  private running = false;
+
+  /** @param inTransaction whether the connection has a transaction open (SQLite's own view). */
+  constructor(private readonly inTransaction: () => boolean) {}
+
+  /** Runs fn in the next group's transaction; resolves once that transaction has committed. */
+  run<R>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<R>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      this.queue.push({ db, fn, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.runGroup();
+    });
+  }
+
+  private async runGroup(): Promise<void> {
+    const first = this.queue[0];
+    if (first === undefined || this.running) return;
+    this.running = true;
+    const done: { member: Member; value: unknown }[] = [];
+    let begun = false;
+    try {
+      await first.db.transaction().execute(async (trx) => {
+        begun = true;
+        let count = 0;
+        for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
+          await trx.executeQuery(SAVEPOINT);
+          let value: unknown;
+          try {
+            value = await member.fn(trx);
+          } catch (err) {
+            member.reject(err);
+            // SQLite ends the whole transaction itself after some errors (a full disk, an I/O
+            // error): the members before it are gone too, and the group ends with that error.
+            if (!this.inTransaction()) throw err;
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
+            continue;
+          }
+          await trx.executeQuery(RELEASE);
+          done.push({ member, value });
+        }
+      });
+    } catch (err) {
+      // The transaction could not begin (the write lock stayed taken): each waiting member would
+      // have met the same. Else the commit failed, or the transaction ended early: every member it
+      // carried fails; those not yet run wait for the next group.
+      const failed = begun ? done.map(({ member }) => member) : this.queue.splice(0);
+      for (const member of failed) member.reject(err);
+      done.length = 0;
+    } finally {
+      this.running = false;
+      for (const { member, value } of done) member.resolve(value);
+      if (this.queue.length > 0) this.schedule();
+    }
+  }
+
+  /** The next member of this group, if one waits and the group has room. */
+  private next(members: number): Member | undefined {
+    return members < GROUP_LIMIT ? this.queue.shift() : undefined;
+  }
+}
