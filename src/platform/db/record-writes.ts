@@ -1,8 +1,10 @@
 // The shared writes of soft-deleted, tenant-owned tables: insert (answering the id or the whole row,
 // or only when a condition holds), partial update and soft delete, through the tenant-bound helpers.
-import { type Kysely, type RawBuilder, sql, type Updateable } from 'kysely';
+import { CompiledQuery, type Kysely, type Updateable } from 'kysely';
+import { isPostgresDb } from './database.js';
 import type { RecordColumns, RecordTable, Row } from './record-tables.js';
 import { type BaseRow, type RecordBase, type RecordsDb, updateRecords } from './record-view.js';
+import type { LiveIds } from './references.js';
 import type { Scope } from './scope.js';
 
 export async function insertRecord<T extends RecordTable>(
@@ -36,16 +38,19 @@ export async function insertRecordRow<T extends RecordTable>(
 }
 
 /**
- * insertRecordRow when `condition` holds, in the same statement (INSERT … SELECT … WHERE): the
- * row, or undefined when the condition did not hold and nothing was written.
+ * insertRecordRow when every id of `live` names a live record of the tenant, checked in the same
+ * statement (INSERT … SELECT … WHERE exists …): the row, or undefined when one did not and nothing
+ * was written. Its text is written by hand and kept per table, columns and number of ids, so a
+ * create compiles nothing: a create is mostly this statement.
  */
 export async function insertRecordRowIf<T extends RecordTable>(
   scope: Scope,
   table: T,
   values: RecordColumns<T>,
   now: number,
-  condition: RawBuilder<boolean>,
+  live: readonly LiveIds[] | false,
 ): Promise<(Row<T> & BaseRow) | undefined> {
+  if (live === false) return undefined;
   const all: Record<string, unknown> = {
     ...values,
     created_at: now,
@@ -54,12 +59,45 @@ export async function insertRecordRowIf<T extends RecordTable>(
     tenant_id: scope.tenantId,
   };
   const columns = Object.keys(all);
-  const { rows } = await sql<Row<T> & BaseRow>`insert into ${sql.table(table)} (${sql.join(
-    columns.map((column) => sql.ref(column)),
-  )}) select ${sql.join(columns.map((column) => sql`${all[column]}`))} where ${condition} returning *`.execute(
-    scope.db,
-  );
+  const parameters = columns.map((column) => all[column]);
+  for (const { ids } of live) parameters.push(scope.tenantId, ...ids);
+  const postgres = isPostgresDb(scope.db);
+  const shape = `${postgres ? 'pg' : 'sqlite'} ${table} ${columns.join(',')} ${live
+    .map(({ table: t, ids }) => `${t}:${ids.length}`)
+    .join(',')}`;
+  let text = insertTexts.get(shape);
+  if (text === undefined) {
+    text = insertIfLiveText(table, columns, live, postgres);
+    if (insertTexts.size >= INSERT_TEXTS_KEPT) insertTexts.clear();
+    insertTexts.set(shape, text);
+  }
+  const { rows } = await scope.db.executeQuery<Row<T> & BaseRow>(CompiledQuery.raw(text, parameters));
   return rows[0];
+}
+
+/** Texts of insertRecordRowIf by shape; a request chooses which fields it sends, so shapes are few but open. */
+const insertTexts = new Map<string, string>();
+const INSERT_TEXTS_KEPT = 500;
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+function insertIfLiveText(
+  table: string,
+  columns: readonly string[],
+  live: readonly LiveIds[],
+  postgres: boolean,
+): string {
+  let n = 0;
+  const next = () => (postgres ? `$${++n}` : '?');
+  const values = columns.map(next).join(', ');
+  const conditions = live.map(({ table: t, ids }) => {
+    const tenant = next();
+    const list = ids.map(next).join(', ');
+    const found = `from ${quoted(t)} where ${quoted(t)}."tenant_id" = ${tenant} and "id" in (${list}) and "deleted_at" is null`;
+    return ids.length === 1 ? `exists (select 1 ${found})` : `(select count(*) ${found}) = ${ids.length}`;
+  });
+  const where = conditions.length === 0 ? '' : ` where ${conditions.join(' and ')}`;
+  return `insert into ${quoted(table)} (${columns.map(quoted).join(', ')}) select ${values}${where} returning *`;
 }
 
 /** updateRecord, answering the whole row as changed, or undefined when there is no live row. */

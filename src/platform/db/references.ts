@@ -1,7 +1,7 @@
 // Reference checks: ids a request points at must name live records of the caller's tenant.
 // The composite foreign keys already stop cross-tenant rows; this turns a bad id into a 422 that
 // names the field, and also refuses soft-deleted records, which a foreign key cannot see.
-import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import type { FieldError } from '../errors.js';
 import { type Scope, selectScoped } from './scope.js';
 import type { Database } from './types.js';
@@ -74,33 +74,26 @@ export async function checkReferences(scope: Scope, references: readonly Referen
   return errors;
 }
 
+/** The ids of one table that a write needs live, for a check in the write's own statement. */
+export interface LiveIds {
+  table: ReferenceTable;
+  ids: readonly number[];
+}
+
 /**
- * A condition that holds when every reference names a live record of scope's tenant (for a write
- * that checks its references in its own statement: INSERT … SELECT … WHERE <this>); undefined when
- * there is nothing to check. An id that cannot be valid makes the condition false.
+ * What a write that checks its references in its own statement (INSERT … SELECT … WHERE they are
+ * live, record-writes.ts) must find: each reference's distinct ids, references with none left
+ * out; false when an id cannot be valid, so no row can match.
  */
-export function referencesLive(
-  scope: Scope,
-  references: readonly Reference[],
-): RawBuilder<boolean> | undefined {
-  const conditions: RawBuilder<boolean>[] = [];
+export function liveIdsOf(references: readonly Reference[]): LiveIds[] | false {
+  const wanted: LiveIds[] = [];
   for (const { table, id } of references) {
     const ids = [...new Set(idsOf(id))];
     if (ids.length === 0) continue;
-    if (!ids.every((one) => Number.isSafeInteger(one) && one > 0 && one <= 2_147_483_647))
-      return sql<boolean>`1 = 0`;
-    // Kysely puts a query inside sql`` in parentheses itself: exists (select …).
-    const live = selectScoped(scope, table)
-      .select(sql.lit(1).as('one'))
-      .where('id', 'in', ids)
-      .where('deleted_at', 'is', null);
-    conditions.push(
-      ids.length === 1
-        ? sql<boolean>`exists ${live}`
-        : sql<boolean>`(select count(*) from ${live} as found) = ${ids.length}`,
-    );
+    if (!ids.every((one) => Number.isSafeInteger(one) && one > 0 && one <= 2_147_483_647)) return false;
+    wanted.push({ table, ids });
   }
-  return conditions.length === 0 ? undefined : sql<boolean>`${sql.join(conditions, sql` and `)}`;
+  return wanted;
 }
 
 function idsOf(id: Reference['id']): readonly number[] {

@@ -18,7 +18,7 @@ import {
   softDeleteRecord,
   updateRecordRow,
 } from '../db/records.js';
-import { checkReferences, type Reference, referencesLive } from '../db/references.js';
+import { checkReferences, liveIdsOf, type Reference } from '../db/references.js';
 import { inTransaction, type Scope } from '../db/scope.js';
 import { type FieldError, notFound, validationFailed } from '../errors.js';
 import type { PageQuery, RequestContext } from './context.js';
@@ -102,14 +102,10 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     const requested = spec.toColumns(input, errors, ctx);
     // A format problem: the usual way answers it with every other problem of the request.
     if (errors.length > 0) return undefined;
-    const condition = spec.references
-      ? referencesLive(ctx.scope, spec.references(requested, input))
-      : undefined;
+    const live = spec.references ? liveIdsOf(spec.references(requested, input)) : [];
     let columns = requested as RecordColumns<T>;
     if (spec.onCreate) columns = await spec.onCreate(ctx, columns);
-    const now = ctx.clock.now();
-    if (condition === undefined) return insertRecordRow(ctx.scope, spec.table, columns, now);
-    return insertRecordRowIf(ctx.scope, spec.table, columns, now, condition);
+    return insertRecordRowIf(ctx.scope, spec.table, columns, ctx.clock.now(), live);
   };
 
   const guarded = async <R>(fn: () => Promise<R>): Promise<R> => {
