@@ -142,7 +142,11 @@ export function checkTopics(topics: readonly string[]): FieldError[] {
   return errors;
 }
 
+/** Inputs whose checks passed before their update's transaction (prepareUpdate). */
+const checkedInputs = new WeakSet<MqttSourceInput>();
+
 async function checkInput(deps: MqttSourceDeps, input: MqttSourceInput): Promise<void> {
+  if (checkedInputs.has(input)) return;
   const errors: FieldError[] = [];
   if (input.name !== undefined && input.name.trim() === '')
     errors.push({ field: 'name', message: 'field.required' });
@@ -195,6 +199,11 @@ export function mqttSourceService(deps: MqttSourceDeps) {
         if (input.password) await setPassword(tx, id, input.password, now);
         return getSource(tx, id, now);
       });
+    },
+    /** The broker's addresses are looked up here, before the transaction of an If-Match update. */
+    async prepareUpdate(_ctx: RequestContext, _id: number, input: MqttSourceInput): Promise<void> {
+      await checkInput(deps, input);
+      checkedInputs.add(input);
     },
     async update(ctx: RequestContext, id: number, input: MqttSourceInput): Promise<MqttSourceAnswer> {
       await checkInput(deps, input);

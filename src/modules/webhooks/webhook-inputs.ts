@@ -2,8 +2,23 @@
 // query with its timestamps. Each throws a 422 naming every bad part.
 import { parseTimestamp } from '../../platform/dates.js';
 import { type FieldError, validationFailed } from '../../platform/errors.js';
+import { type CustomHeaders, customHeaderProblems, storedCustomHeaders } from './custom-headers.js';
 import { type EndpointFilters, filterProblems, serializeFilters } from './endpoint-filters.js';
 import type { DeliveryFilter, DeliveryRow } from './webhook.repository.js';
+
+/** Events without duplicates; "*" alone when it is selected. */
+export function normalizeEvents(events: string[]): string[] {
+  const unique = [...new Set(events)];
+  return unique.includes('*') ? ['*'] : unique;
+}
+
+/** The owner's headers as they may be stored: a 422 naming each header that may not be set. */
+export function checkedCustomHeaders(headers: CustomHeaders | null): string | null {
+  if (headers === null) return null;
+  const problems = customHeaderProblems(headers);
+  if (problems.length > 0) throw validationFailed(problems);
+  return storedCustomHeaders(headers);
+}
 
 /** The stored filters of an input; undefined when not given, null when cleared. */
 export function filtersOf(input: unknown): string | null | undefined {

@@ -34,6 +34,7 @@ import {
   getWebhookEndpoint,
   listWebhookEndpoints,
   lockWebhookEndpoint,
+  prepareWebhookEndpointChange,
   removeWebhookEndpoint,
   rotateWebhookSecret,
   sendTestMessage,
@@ -91,6 +92,7 @@ function webhookResource(deps: WebhookDeps) {
       lock: (ctx, id) => lockWebhookEndpoint(ctx.scope, id),
       create: (ctx, input) => createWebhookEndpoint(deps, ctx.scope, input),
       update: (ctx, id, input) => changeWebhookEndpoint(deps, ctx.scope, id, input),
+      prepareUpdate: (ctx, id, input) => prepareWebhookEndpointChange(deps, ctx.scope, id, input),
       remove: (ctx, id) => removeWebhookEndpoint(ctx.scope, id),
     },
     routes: [

@@ -6,12 +6,7 @@ import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { AppError, notFound, validationFailed } from '../../platform/errors.js';
 import { prefixedId } from '../../platform/ids.js';
 import { AllowList, checkReceivingUrl, type Resolver, systemResolver } from './address-guard.js';
-import {
-  type CustomHeaders,
-  customHeaderProblems,
-  parseCustomHeaders,
-  storedCustomHeaders,
-} from './custom-headers.js';
+import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
 import { CATALOGUE_KINDS, catalogueEntry, isCatalogueKind } from './event-catalogue.js';
@@ -37,7 +32,7 @@ import {
 } from './webhook.repository.js';
 import { DEFAULT_PREVIOUS_SECRET_SECONDS } from './webhook.schemas.js';
 import { type Delivery, toDelivery } from './webhook-delivery.presenter.js';
-import { filtersOf } from './webhook-inputs.js';
+import { checkedCustomHeaders, filtersOf, normalizeEvents } from './webhook-inputs.js';
 import { dayStatsOf, type EndpointDayStats } from './webhook-insight.service.js';
 
 /** Test messages of one endpoint queued or in flight at a time. */
@@ -150,20 +145,6 @@ async function assertReceivingUrl(deps: WebhookDeps, url: string): Promise<void>
   if (problem) throw validationFailed([{ field: 'url', message: problem.key, params: problem.params }]);
 }
 
-/** Events without duplicates; "*" alone when it is selected. */
-function normalizeEvents(events: string[]): string[] {
-  const unique = [...new Set(events)];
-  return unique.includes('*') ? ['*'] : unique;
-}
-
-/** The owner's headers as they may be stored: a 422 naming each header that may not be set. */
-function checkedCustomHeaders(headers: CustomHeaders | null): string | null {
-  if (headers === null) return null;
-  const problems = customHeaderProblems(headers);
-  if (problems.length > 0) throw validationFailed(problems);
-  return storedCustomHeaders(headers);
-}
-
 export async function requireEndpoint(scope: Scope, id: string): Promise<EndpointRow> {
   const row = await findEndpoint(scope, id);
   if (!row) throw notFound();
@@ -228,6 +209,27 @@ export async function createWebhookEndpoint(
   return toEndpoint(row, { held: 0, last: undefined }, now, secret);
 }
 
+/** The new URL of each change whose addresses were looked up before its transaction. */
+const checkedUrls = new WeakMap<Partial<EndpointInput>, string>();
+
+/**
+ * Looks up a new receiving URL's addresses before the change's transaction (an If-Match change
+ * runs in one), so that no transaction waits on DNS.
+ */
+export async function prepareWebhookEndpointChange(
+  deps: WebhookDeps,
+  scope: Scope,
+  id: string,
+  input: Partial<EndpointInput>,
+): Promise<void> {
+  const url = input.url?.trim();
+  if (url === undefined) return;
+  const row = await requireEndpoint(scope, id);
+  if (url === row.url) return;
+  await assertReceivingUrl(deps, url);
+  checkedUrls.set(input, url);
+}
+
 export async function changeWebhookEndpoint(
   deps: WebhookDeps,
   scope: Scope,
@@ -238,7 +240,9 @@ export async function changeWebhookEndpoint(
   const url = input.url?.trim();
   const filters = filtersOf(input.filters);
   const headers = input.headers === undefined ? undefined : checkedCustomHeaders(input.headers);
-  if (url !== undefined && url !== row.url) await assertReceivingUrl(deps, url);
+  if (url !== undefined && url !== row.url && checkedUrls.get(input) !== url) {
+    await assertReceivingUrl(deps, url);
+  }
   const now = deps.clock.now();
   const updated = await updateEndpoint(scope, row.id, {
     ...(filters === undefined ? {} : { filters }),

@@ -51,8 +51,12 @@ export interface RecordServiceSpec<T extends RecordTable, Input, Query> {
   filters?(ctx: RequestContext, query: Query): Filter<T>[];
 }
 
-/** Records each transaction has read under lock (lockedGet): an update there need not look again. */
-const lockedInTransaction = new WeakMap<object, Set<string>>();
+/**
+ * Records each request's transaction has read under lock (lockedGet): an update there need not
+ * look again. Kept by the request's scope in its transaction, not by the transaction, which on
+ * SQLite several requests share (sqlite/group-commit.ts).
+ */
+const lockedInTransaction = new WeakMap<Scope, Set<string>>();
 
 export function recordService<T extends RecordTable, Create, Update, Query>(
   spec: RecordServiceSpec<T, Create | Update, Query>,
@@ -132,8 +136,8 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
     async lockedGet(ctx: RequestContext, id: number): Promise<unknown> {
       const row = await findLiveLocked(ctx.scope, spec.table, id);
       if (!row) throw notFound();
-      const held = lockedInTransaction.get(ctx.scope.db) ?? new Set<string>();
-      lockedInTransaction.set(ctx.scope.db, held);
+      const held = lockedInTransaction.get(ctx.scope) ?? new Set<string>();
+      lockedInTransaction.set(ctx.scope, held);
       held.add(`${spec.table}:${id}`);
       return detail(ctx, row);
     },
@@ -160,7 +164,7 @@ export function recordService<T extends RecordTable, Create, Update, Query>(
         writing(ctx.scope, async (scope) => {
           const tx: RequestContext = { scope, clock: ctx.clock, user: ctx.user };
           // A record this transaction holds (If-Match read it under lock) exists: no need to look.
-          const held = lockedInTransaction.get(scope.db)?.has(`${spec.table}:${id}`) === true;
+          const held = lockedInTransaction.get(scope)?.has(`${spec.table}:${id}`) === true;
           if (!held && !(await findLive(scope, spec.table, id))) throw notFound();
           const columns = await validate(tx, input, id);
           const row = await updateRecordRow(scope, spec.table, id, columns, ctx.clock.now());

@@ -99,6 +99,12 @@ export interface ResourceDefinition<
     lock?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
     create?(ctx: RequestContext, input: Static<Create>): Promise<{ id: Static<IdField> }>;
     update?(ctx: RequestContext, id: Static<IdField>, input: Static<Update>): Promise<unknown>;
+    /**
+     * Checks of an update that wait on the network (a receiving URL's addresses), run before the
+     * update and outside its transaction: under If-Match the update runs in one, which would hold
+     * the database (on SQLite, every other request's write) for the lookup.
+     */
+    prepareUpdate?(ctx: RequestContext, id: Static<IdField>, input: Static<Update>): Promise<void>;
     remove?(ctx: RequestContext, id: Static<IdField>): Promise<void>;
   };
   /** Routes beyond the five, registered after them: action(...) and subList(...). */
@@ -275,6 +281,7 @@ export function resourceRoutes<
           async (request, reply) => {
             const id = recordId(request);
             const input = request.body as Static<Update>;
+            if (service.prepareUpdate) await service.prepareUpdate(context(request), id, input);
             const record = await ifMatch.write(request, context(request), id, (ctx) =>
               update(ctx, id, input),
             );

@@ -5,7 +5,9 @@
 //
 // Each keeps its own outcome: a member that fails is rolled back to its savepoint, alone, and
 // answers its error at once; the others answer once the commit is done, so no answer tells of a
-// write that is not committed. A commit that fails fails every member it carried. A member is run
+// write that is not committed. A commit that fails fails every member it carried. (A member's error
+// may come from what an earlier member of its group wrote, a code already taken say; should that
+// group's commit then fail, the error told of a row that never was: as rare as a failed commit.) A member is run
 // when the group begins (at setImmediate, after the poll phase that brought it) or, when it
 // arrives while a group runs, in that group; the group commits as soon as no member waits.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
@@ -61,10 +63,11 @@ export class GroupCommit {
         begun = true;
         let count = 0;
         for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
-          await trx.executeQuery(SAVEPOINT);
           let value: unknown;
           try {
+            await trx.executeQuery(SAVEPOINT);
             value = await member.fn(trx);
+            await trx.executeQuery(RELEASE);
           } catch (err) {
             member.reject(err);
             // SQLite ends the whole transaction itself after some errors (a full disk, an I/O
@@ -74,7 +77,6 @@ export class GroupCommit {
             await trx.executeQuery(RELEASE);
             continue;
           }
-          await trx.executeQuery(RELEASE);
           done.push({ member, value });
         }
       });
