@@ -23,6 +23,7 @@ import { templateRoutes } from './modules/templates/template.routes.js';
 import { todayRoutes } from './modules/today/today.routes.js';
 import { accountRoutes } from './modules/users/account.routes.js';
 import { userRoutes } from './modules/users/user.routes.js';
+import type { Resolver } from './modules/webhooks/address-guard.js';
 import { webhookRoutes } from './modules/webhooks/webhook.routes.js';
 import type { Clock } from './platform/clock.js';
 import type { DatabaseHandle } from './platform/db/database.js';
@@ -58,6 +59,8 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger'];
   /** The built management screen served under /manage/; web/dist unless told. */
   webDistDir?: string;
+  /** Looks up receiving hosts (webhook URLs, MQTT brokers); the system's resolver unless told. */
+  resolver?: Resolver;
 }
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -141,7 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const core = { db, clock: deps.clock, config: deps.config };
   await app.register(healthRoutes, { deps: { database: deps.database } });
   await app.register(authRoutes, { deps: core });
-  await app.register(webhookRoutes, { deps: { ...core, secretKey: deps.secretKey } });
+  await app.register(webhookRoutes, {
+    deps: { ...core, secretKey: deps.secretKey, ...(deps.resolver ? { resolver: deps.resolver } : {}) },
+  });
   await app.register(webScreenRoutes, { distDir: deps.webDistDir ?? DEFAULT_WEB_DIST_DIR });
 
   const sqlite = sqliteConnectionOf(db);
@@ -168,7 +173,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(apiKeyRoutes, { deps: resources });
 
   await app.register(iotRoutes, {
-    deps: { ...resources, config: deps.config, secretKey: deps.secretKey },
+    deps: {
+      ...resources,
+      config: deps.config,
+      secretKey: deps.secretKey,
+      ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    },
   });
   await app.register(harvestRoutes, { deps: resources });
   await app.register(todayRoutes, { deps: resources });

@@ -24,6 +24,8 @@ export interface TestAppOptions {
   /** Add routes before the app starts listening (test-only routes for the error handler). */
   extend?: (app: FastifyInstance) => void;
   logger?: AppDeps['logger'];
+  /** Looks up receiving hosts instead of the system's resolver. */
+  resolver?: AppDeps['resolver'];
 }
 
 export async function startTestApp(databaseUrl: string, options: TestAppOptions = {}): Promise<TestApp> {
@@ -36,7 +38,14 @@ export async function startTestApp(databaseUrl: string, options: TestAppOptions 
   await migrateToLatest(database.db);
   const clock = options.clock ?? new ManualClock(Date.now());
   const secretKey = config.secretKey!;
-  const app = await buildApp({ config, database, clock, secretKey, logger: options.logger ?? false });
+  const app = await buildApp({
+    config,
+    database,
+    clock,
+    secretKey,
+    logger: options.logger ?? false,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
   options.extend?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
