@@ -3,7 +3,6 @@
 // delivery-queue.ts, the share arithmetic in claim-shares.ts.
 import { CompiledQuery, type Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
-import { transactionOf } from '../../platform/db/scope.js';
 import type { Database } from '../../platform/db/types.js';
 import { pooledRandomBytes } from '../../platform/ids.js';
 import { ClaimShares } from './claim-shares.js';
@@ -85,7 +84,7 @@ export interface Claim {
 export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOptions): Promise<Claim> {
   const { now, limit, perEndpointLimit } = options;
   if (limit <= 0) return { deliveries: [], capped: false };
-  return transactionOf(db, async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const shares = new ClaimShares(options);
     const { chosen } = shares;
     const excluded = () => [...(options.inFlightIds ?? []), ...chosen];

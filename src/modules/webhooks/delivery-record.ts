@@ -3,7 +3,6 @@
 // one transaction, under the claim's lease.
 import type { Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
-import { transactionOf } from '../../platform/db/scope.js';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
@@ -56,7 +55,7 @@ export async function recordAttempt(
     const [recorded] = await recordSuccesses(db, [{ delivery, outcome }], options.now);
     return recorded!;
   }
-  return transactionOf(db, async (trx) => {
+  return db.transaction().execute(async (trx) => {
     const tally = new HourTally();
     const recorded = await recordIn(trx, delivery, outcome, options, tally);
     await addToDeliveryHours(trx, tally.rows());
@@ -85,7 +84,7 @@ export async function recordAttempts(
           a.attempt.delivery.id - b.attempt.delivery.id,
       );
     try {
-      const results = await transactionOf(db, async (trx) => {
+      const results = await db.transaction().execute(async (trx) => {
         const recorded: RecordedAttempt[] = new Array(attempts.length);
         const tally = new HourTally();
         for (const { attempt, index } of order) {

@@ -9,7 +9,6 @@ import {
   type InsertResult,
   type SelectQueryBuilder,
   sql,
-  type Transaction,
   type UpdateQueryBuilder,
   type UpdateResult,
 } from 'kysely';
@@ -75,20 +74,14 @@ export function insertScoped<T extends TenantTable>(
 }
 
 /**
- * Runs fn in a transaction of db; when db is one already, fn joins it. On SQLite, transactions that
- * arrive together share one commit, each in a savepoint (sqlite/group-commit.ts).
+ * Runs fn in a transaction; when the scope is already inside one, fn joins it. On SQLite,
+ * transactions that arrive together share one commit, each in a savepoint (sqlite/group-commit.ts).
  */
-export function transactionOf<R>(db: Db, fn: (trx: Transaction<Database>) => Promise<R>): Promise<R> {
-  if (db.isTransaction) return fn(db as Transaction<Database>);
-  const group = sqliteConnectionOf(db)?.groupCommit;
-  if (group) return group.run(db, fn);
-  return db.transaction().execute(fn);
-}
-
-/** transactionOf for a tenant's scope. */
-export function inTransaction<R>(scope: Scope, fn: (tx: Scope) => Promise<R>): Promise<R> {
+export async function inTransaction<R>(scope: Scope, fn: (tx: Scope) => Promise<R>): Promise<R> {
   if (scope.db.isTransaction) return fn(scope);
-  return transactionOf(scope.db, (trx) => fn({ db: trx, tenantId: scope.tenantId }));
+  const group = sqliteConnectionOf(scope.db)?.groupCommit;
+  if (group) return group.run(scope.db, (trx) => fn({ db: trx, tenantId: scope.tenantId }));
+  return scope.db.transaction().execute((trx) => fn({ db: trx, tenantId: scope.tenantId }));
 }
 
 /**
