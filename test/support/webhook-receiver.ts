@@ -176,8 +176,9 @@ export async function startReceiver(script: Script = () => undefined): Promise<R
 export interface SilentReceiver {
   /** https://127.0.0.1:PORT */
   origin: string;
-  /** Connections accepted so far. */
+  /** Connections accepted so far, and when (performance.now()). */
   accepted: number;
+  acceptedAt: number[];
   /** Connections open now, and the most open at once. */
   open: number;
   maxOpen: number;
@@ -189,6 +190,7 @@ export async function startSilentReceiver(): Promise<SilentReceiver> {
   const server = createTcpServer((socket) => {
     sockets.add(socket);
     silent.accepted += 1;
+    silent.acceptedAt.push(performance.now());
     silent.open = sockets.size;
     silent.maxOpen = Math.max(silent.maxOpen, sockets.size);
     socket.on('error', () => {});
@@ -200,6 +202,7 @@ export async function startSilentReceiver(): Promise<SilentReceiver> {
   const silent: SilentReceiver = {
     origin: '',
     accepted: 0,
+    acceptedAt: [],
     open: 0,
     maxOpen: 0,
     close: async () => {

@@ -42,6 +42,24 @@ describe('ClaimShares', () => {
     assert.equal(shares.endpointFull(3), false);
   });
 
+  it('holds an endpoint with a cap of its own to that cap, never above perEndpointLimit', () => {
+    const shares = new ClaimShares({
+      limit: 8,
+      perEndpointLimit: 3,
+      endpointCaps: new Map([
+        [1, 1],
+        [2, 5],
+      ]),
+      inFlightByEndpoint: new Map(),
+    });
+    assert.equal(shares.take([...rows(1, 1, 3), ...rows(1, 2, 4), ...rows(1, 3, 2)]), 3);
+    assert.deepEqual(shares.chosen, [100, 200, 201, 202, 300, 301]);
+    assert.equal(shares.capOf(1), 1);
+    assert.equal(shares.capOf(2), 3);
+    assert.equal(shares.endpointFull(1), true);
+    assert.equal(shares.capped, true);
+  });
+
   it('without a tenant cap, a tenant may take every slot', () => {
     const shares = new ClaimShares({ limit: 4, perEndpointLimit: 4, inFlightByEndpoint: new Map() });
     assert.equal(shares.perTenantLimit, 4);

@@ -27,6 +27,11 @@ export interface ShareLimits {
   /** Free slots: deliveries this claim may take. */
   limit: number;
   perEndpointLimit: number;
+  /**
+   * Endpoints held to fewer than perEndpointLimit in flight, and their caps: those whose receivers
+   * stopped answering (see WorkerSlots.unanswering).
+   */
+  endpointCaps?: ReadonlyMap<number, number> | undefined;
   /** Default: every slot. */
   perTenantLimit?: number | undefined;
   inFlightByEndpoint: ReadonlyMap<number, number>;
@@ -55,11 +60,13 @@ export class ClaimShares {
   capped = false;
   private readonly byEndpoint: Map<number, number>;
   private readonly byTenant: Map<number, number>;
+  private readonly endpointCaps: ReadonlyMap<number, number>;
   private held: number;
 
   constructor(limits: ShareLimits) {
     this.limit = limits.limit;
     this.perEndpointLimit = limits.perEndpointLimit;
+    this.endpointCaps = limits.endpointCaps ?? new Map();
     this.byEndpoint = new Map(limits.inFlightByEndpoint);
     this.byTenant = new Map(limits.inFlightByTenant ?? []);
     // `limit` is the free slots: the slots are those and the ones in flight.
@@ -80,8 +87,13 @@ export class ClaimShares {
     return mine >= Math.max(1, Math.floor((left * this.perTenantLimit) / this.slots));
   }
 
+  /** The deliveries of this endpoint that may be in flight here. */
+  capOf(endpointId: number): number {
+    return Math.min(this.perEndpointLimit, this.endpointCaps.get(endpointId) ?? this.perEndpointLimit);
+  }
+
   endpointFull(endpointId: number): boolean {
-    return (this.byEndpoint.get(endpointId) ?? 0) >= this.perEndpointLimit;
+    return (this.byEndpoint.get(endpointId) ?? 0) >= this.capOf(endpointId);
   }
 
   /** Takes what the caps allow, in the given order; answers how many were left for a cap. */
@@ -90,7 +102,7 @@ export class ClaimShares {
     for (const row of rows) {
       if (this.full) break;
       const endpoint = this.byEndpoint.get(row.endpoint_id) ?? 0;
-      if (endpoint >= this.perEndpointLimit || this.tenantFull(row.tenant_id)) {
+      if (endpoint >= this.capOf(row.endpoint_id) || this.tenantFull(row.tenant_id)) {
         left += 1;
         continue;
       }

@@ -49,6 +49,8 @@ export interface ClaimOptions {
   limit: number;
   /** Deliveries of one endpoint in flight here, at most. */
   perEndpointLimit: number;
+  /** Endpoints held to a lower cap than perEndpointLimit here (see ClaimShares). */
+  endpointCaps?: ReadonlyMap<number, number>;
   /**
    * Deliveries of one tenant's endpoints in flight here, at most, while no other tenant has any
    * (default: no cap but the slots); see claimDueDeliveries.

@@ -173,6 +173,59 @@ forEachDialect('fair delivery', (database) => {
     }
   });
 
+  it('holds an endpoint whose receiver stopped answering to one attempt at a time, and gives its share back at its first answer', async () => {
+    const owner = await tenant();
+    const dead = await startSilentReceiver();
+    silent.push(dead);
+    const ep = await endpoint(owner, `${dead.origin}/hook`);
+    await emit(owner.id, 40);
+    // Attempts to /back answer after 100 ms; how many overlap is counted here.
+    let open = 0;
+    let maxOpen = 0;
+    receiver.script = (req) => {
+      if (req.path !== '/back') return undefined;
+      open += 1;
+      maxOpen = Math.max(maxOpen, open);
+      setTimeout(() => {
+        open -= 1;
+      }, 100);
+      return { delayMs: 100 };
+    };
+    // A short timeout: each attempt to the silent receiver ends a second after it began.
+    const worker = createDeliveryWorker({
+      database: t.database,
+      clock: systemClock,
+      config: { ...t.config, webhookTimeoutMs: 1000 },
+      secretKey: t.config.secretKey!,
+    });
+    const { perEndpoint } = sharesOn(t.database);
+    assert.ok(perEndpoint > 1);
+    await worker.start();
+    try {
+      // Its first attempts take the endpoint's share at once: the receiver's silence is not known yet.
+      await until(() => dead.accepted >= perEndpoint, 'the first attempts have begun');
+      // Once they have timed out, one attempt at a time: each begins after the one before has timed
+      // out, where the share would begin several together.
+      await until(() => dead.accepted >= perEndpoint + 4, 'four more attempts have begun', 20_000);
+      const next = dead.acceptedAt.slice(perEndpoint, perEndpoint + 4);
+      const gaps = next.slice(1).map((at, i) => Math.round(at - next[i]!));
+      assert.ok(
+        gaps.every((gap) => gap >= 700),
+        `attempts to a receiver that does not answer began ${gaps.join(', ')} ms apart`,
+      );
+
+      // The receiver is back (here at another address): its first answer gives the share back.
+      const moved = await owner.api.put(`/api/webhooks/${ep.publicId}`, {
+        json: { url: `${receiver.origin}/back` },
+      });
+      assert.equal(moved.status, 200, moved.text);
+      await until(() => maxOpen > 1, 'attempts to the receiver overlap again');
+      assert.ok(maxOpen <= perEndpoint, `${maxOpen} in flight to one endpoint`);
+    } finally {
+      await worker.stop();
+    }
+  });
+
   it("reaches other tenants' due deliveries behind thousands of one endpoint's, each endpoint in order", async () => {
     const busy = await tenant();
     const other = await tenant();

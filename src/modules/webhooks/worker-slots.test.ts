@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ClaimedDelivery } from './delivery-claim.js';
-import { slotSizes, WorkerSlots } from './worker-slots.js';
+import { slotSizes, UNANSWERING_CAP, WorkerSlots } from './worker-slots.js';
 
 describe('slotSizes', () => {
   it('takes the slots wanted on SQLite, and the fair shares of them', () => {
@@ -124,5 +124,38 @@ describe('WorkerSlots', () => {
     ends.get(4)!();
     await slots.settled();
     assert.equal(calls, 2, 'still awaited after a claim');
+  });
+  it('holds an endpoint whose receiver stopped answering to one slot until it answers, and calls when that slot frees', async () => {
+    let calls = 0;
+    const slots = new WorkerSlots(8, 4, () => {
+      calls += 1;
+    });
+    const ends = new Map<number, () => void>();
+    const occupy = (d: ClaimedDelivery) =>
+      slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve)));
+    occupy(delivery(1, 10, 100));
+    assert.equal(slots.allFull([10], 2), false);
+
+    slots.answered(10, false);
+    assert.deepEqual([...slots.unanswering], [[10, UNANSWERING_CAP]]);
+    assert.equal(slots.allFull([10], 2), true, 'one in flight is its cap now');
+    slots.answered(11, true);
+    assert.deepEqual([...slots.unanswering], [[10, 1]], 'an answer elsewhere changes nothing');
+    ends.get(1)!();
+    await slots.attemptOf(1);
+    assert.equal(calls, 1, 'its one slot is free: a claim may take its next attempt');
+
+    occupy(delivery(2, 10, 100));
+    slots.answered(10, true);
+    assert.equal(slots.unanswering.size, 0, 'an answer gives the share back');
+    assert.equal(slots.allFull([10], 2), false);
+    ends.get(2)!();
+    await slots.attemptOf(2);
+    assert.equal(calls, 2, 'the end of the attempt that answered calls too');
+
+    occupy(delivery(3, 10, 100));
+    ends.get(3)!();
+    await slots.attemptOf(3);
+    assert.equal(calls, 2, 'an endpoint with its share waits for a batch again');
   });
 });

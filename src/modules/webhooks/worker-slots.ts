@@ -12,6 +12,14 @@ const RESERVED_CONNECTIONS = 2;
  * wake it at once.
  */
 const CLAIM_BATCH_SHARE = 4;
+/**
+ * Deliveries in flight here to an endpoint whose receiver stopped answering (its last attempt here
+ * timed out or could not connect), until one of its attempts gets an answer: a dead receiver holds
+ * one slot while each attempt waits out the timeout, not its whole share.
+ */
+export const UNANSWERING_CAP = 1;
+/** Endpoints remembered as not answering, at most (a bound on memory; forgetting one costs a share). */
+const UNANSWERING_KEPT = 10_000;
 
 export interface SlotSizes {
   /** Deliveries in flight at most. */
@@ -52,12 +60,17 @@ export class WorkerSlots {
   private freedSinceClaim = 0;
   /** Endpoints with deliveries queued while their share was full (awaitSlot), until a slot frees. */
   private readonly awaited = new Set<number>();
+  /**
+   * Endpoints whose last attempt here got no answer, each with UNANSWERING_CAP: the caps the claim
+   * holds them to (ClaimShares' endpointCaps).
+   */
+  readonly unanswering = new Map<number, number>();
 
   /**
    * @param size the slots: deliveries in flight at most
    * @param claimBatch finished deliveries since the last claim that make a batch worth claiming
    * @param onBatchFreed called whenever a finished delivery makes or adds to such a batch, or frees
-   *   a slot of an endpoint awaited (awaitSlot)
+   *   a slot of an endpoint awaited (awaitSlot) or not answering (answered)
    */
   constructor(
     readonly size: number,
@@ -74,7 +87,26 @@ export class WorkerSlots {
    * take none of theirs (the endpoint cap of the fair claim).
    */
   allFull(endpointIds: readonly number[], perEndpoint: number): boolean {
-    return endpointIds.every((id) => (this.byEndpoint.get(id) ?? 0) >= perEndpoint);
+    return endpointIds.every(
+      (id) =>
+        (this.byEndpoint.get(id) ?? 0) >= Math.min(perEndpoint, this.unanswering.get(id) ?? perEndpoint),
+    );
+  }
+
+  /**
+   * An attempt to this endpoint got an answer (any HTTP status) or none (a timeout, a connection or
+   * TLS error): an endpoint that stops answering is held to UNANSWERING_CAP in flight here, and its
+   * first answer gives it back its share.
+   */
+  answered(endpointId: number, answered: boolean): void {
+    if (answered) {
+      // Its share is back: the end of this attempt wakes the claiming loop, as for awaitSlot.
+      if (this.unanswering.delete(endpointId)) this.awaited.add(endpointId);
+      return;
+    }
+    if (this.unanswering.size >= UNANSWERING_KEPT && !this.unanswering.has(endpointId))
+      this.unanswering.clear();
+    this.unanswering.set(endpointId, UNANSWERING_CAP);
   }
 
   /**
@@ -115,7 +147,8 @@ export class WorkerSlots {
       countIn(this.byEndpoint, delivery.endpointId, -1);
       countIn(this.byTenant, delivery.tenantId, -1);
       this.freedSinceClaim += 1;
-      const awaited = this.awaited.delete(delivery.endpointId);
+      // An endpoint held to fewer slots than a batch frees its next attempt's slot now.
+      const awaited = this.awaited.delete(delivery.endpointId) || this.unanswering.has(delivery.endpointId);
       if (this.freedSinceClaim >= this.claimBatch || awaited) this.onBatchFreed();
     });
     this.inFlight.set(delivery.id, work);

@@ -282,6 +282,7 @@ export class DeliveryWorker implements BackgroundService {
       owner: this.id,
       limit: wanted,
       perEndpointLimit: this.perEndpointLimit,
+      endpointCaps: this.slots.unanswering,
       perTenantLimit: this.perTenantLimit,
       inFlightByEndpoint: this.slots.byEndpoint,
       inFlightByTenant: this.slots.byTenant,
@@ -332,6 +333,7 @@ export class DeliveryWorker implements BackgroundService {
         const message = { id: delivery.publicId, eventType: delivery.eventType, body: delivery.body };
         headers = { ...headers, ...signPayload(secret, message, Math.floor(startedAt / 1000), previous) };
         result = await this.sender.send(delivery.url, headers, delivery.body);
+        this.slots.answered(delivery.endpointId, result.statusCode !== null);
       } catch {
         // Only a FURROW_SECRET_KEY other than the one that encrypted the secret gets here.
         result = {
