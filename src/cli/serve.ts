@@ -48,8 +48,8 @@ export async function serve(args: string[]): Promise<number> {
     dialectOf(config.databaseUrl) === 'sqlite'
       ? takeSqliteServeLock(config.databaseUrl.slice('sqlite:'.length))
       : undefined;
-  // On PostgreSQL each delivery in flight records on a connection of its own: a process that
-  // delivers keeps a larger pool (WORKER_POOL_SIZE) than one that only answers the API (10).
+  // On PostgreSQL a process that delivers records attempts side by side with its claims and API
+  // requests: it keeps a larger pool (WORKER_POOL_SIZE) than one that only answers the API (10).
   const maxConnections = role === 'api' ? 10 : (await load.webhookWorker()).WORKER_POOL_SIZE;
   // SQLite: WAL checkpoints on a thread of their own; their failures are logged once the app is up.
   const checkpoints: CheckpointerEvents = {};

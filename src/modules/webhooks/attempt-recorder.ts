@@ -1,6 +1,6 @@
 // How a worker records its attempts: those that end together in one batch (one transaction on
-// SQLite, one statement on PostgreSQL; failed ones on PostgreSQL each in a transaction of its own);
-// while the database is away, again until the lease ends.
+// SQLite, one statement on PostgreSQL; failed ones on PostgreSQL each in a transaction of its own,
+// a few side by side); while the database is away, again until the lease ends.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
@@ -12,6 +12,13 @@ import {
   recordAttempt,
   recordAttempts,
 } from './delivery-record.js';
+
+/**
+ * Failed attempts recorded side by side on PostgreSQL, at most: each is a transaction of several
+ * round trips on a connection of the pool, which also serves the claims, the batches of successes
+ * and, in a process with role all, the API. The others wait their turn.
+ */
+export const FAILURES_SIDE_BY_SIDE = 8;
 
 export interface AttemptRecorderDeps {
   database: DatabaseHandle;
@@ -35,6 +42,9 @@ export class AttemptRecorder {
   /** Attempts waiting to be recorded by the next batch, and whether a batch is being written. */
   private toRecord: PendingRecord[] = [];
   private recording = false;
+  /** Failed attempts being recorded on PostgreSQL, and those waiting for one of them to end. */
+  private failuresRecording = 0;
+  private readonly failuresWaiting: (() => void)[] = [];
 
   constructor(private readonly deps: AttemptRecorderDeps) {}
 
@@ -77,17 +87,32 @@ export class AttemptRecorder {
    */
   private record(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
     // A failed attempt on PostgreSQL takes a transaction of several round trips (it may pause the
-    // endpoint): it runs side by side with the others on the pool rather than queue behind them.
-    if (this.deps.database.dialect === 'postgres' && !outcome.ok) {
-      return recordAttempt(this.deps.database.db, delivery, outcome, {
-        now: this.deps.clock.now(),
-        retryScheduleMs: this.deps.retryScheduleMs,
-      });
-    }
+    // endpoint): it runs side by side with a few others on the pool rather than queue behind a batch.
+    if (this.deps.database.dialect === 'postgres' && !outcome.ok)
+      return this.recordFailure(delivery, outcome);
     return new Promise((resolve, reject) => {
       this.toRecord.push({ delivery, outcome, resolve, reject });
       if (!this.recording && this.toRecord.length === 1) setImmediate(() => void this.writeRecords());
     });
+  }
+
+  private async recordFailure(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
+    // A turn ends by handing itself to the next waiting, if any.
+    if (this.failuresRecording >= FAILURES_SIDE_BY_SIDE) {
+      await new Promise<void>((resolve) => this.failuresWaiting.push(resolve));
+    } else {
+      this.failuresRecording += 1;
+    }
+    try {
+      return await recordAttempt(this.deps.database.db, delivery, outcome, {
+        now: this.deps.clock.now(),
+        retryScheduleMs: this.deps.retryScheduleMs,
+      });
+    } finally {
+      const next = this.failuresWaiting.shift();
+      if (next) next();
+      else this.failuresRecording -= 1;
+    }
   }
 
   private async writeRecords(): Promise<void> {

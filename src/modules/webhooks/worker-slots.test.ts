@@ -4,28 +4,18 @@ import type { ClaimedDelivery } from './delivery-claim.js';
 import { slotSizes, UNANSWERING_CAP, WorkerSlots } from './worker-slots.js';
 
 describe('slotSizes', () => {
-  it('takes the slots wanted on SQLite, and the fair shares of them', () => {
-    assert.deepEqual(slotSizes(undefined, { slots: 64 }), {
+  it('takes the slots wanted, on either database, and the fair shares of them', () => {
+    assert.deepEqual(slotSizes({ slots: 64 }), {
       slots: 64,
       perEndpoint: 16,
       perTenant: 32,
       claimBatch: 8,
     });
-  });
-
-  it('on PostgreSQL, no more slots than the pool serves beside the LISTEN and claiming connections', () => {
-    assert.deepEqual(slotSizes(18, { slots: 64 }), {
-      slots: 16,
-      perEndpoint: 4,
-      perTenant: 8,
-      claimBatch: 2,
-    });
-    assert.deepEqual(slotSizes(2, { slots: 64 }), { slots: 1, perEndpoint: 1, perTenant: 1, claimBatch: 1 });
-    assert.equal(slotSizes(100, { slots: 8 }).slots, 8);
+    assert.deepEqual(slotSizes({ slots: 2 }), { slots: 2, perEndpoint: 1, perTenant: 1, claimBatch: 1 });
   });
 
   it('keeps caps that are given', () => {
-    assert.deepEqual(slotSizes(undefined, { slots: 8, perEndpoint: 3, perTenant: 8 }), {
+    assert.deepEqual(slotSizes({ slots: 8, perEndpoint: 3, perTenant: 8 }), {
       slots: 8,
       perEndpoint: 3,
       perTenant: 8,

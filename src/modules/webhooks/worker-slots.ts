@@ -3,8 +3,6 @@
 import { fairShares } from './claim-shares.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 
-/** PostgreSQL connections of the pool a worker leaves to others: its LISTEN and one for claiming. */
-const RESERVED_CONNECTIONS = 2;
 /**
  * While deliveries are in flight, finished ones wake the claiming loop only once this share of a
  * tenant's slots has been freed since the last claim (8 of 32): one claim transaction then leases a
@@ -31,18 +29,16 @@ export interface SlotSizes {
 }
 
 /**
- * A worker's slots and caps: the slots wanted, but on PostgreSQL no more than its pool of `poolMax`
- * connections serves (every attempt in flight records on a connection of its own); the caps given,
- * or else the fair shares of the slots.
+ * A worker's slots and caps: the slots wanted, and the caps given or else the fair shares of them.
+ * The same on both databases: on PostgreSQL an attempt in flight holds no connection, and attempts
+ * are recorded in batches (AttemptRecorder), so the pool's size does not bound the slots.
  */
-export function slotSizes(
-  poolMax: number | undefined,
-  wanted: { slots: number; perEndpoint?: number | undefined; perTenant?: number | undefined },
-): SlotSizes {
-  const slots =
-    poolMax === undefined
-      ? wanted.slots
-      : Math.max(1, Math.min(wanted.slots, poolMax - RESERVED_CONNECTIONS));
+export function slotSizes(wanted: {
+  slots: number;
+  perEndpoint?: number | undefined;
+  perTenant?: number | undefined;
+}): SlotSizes {
+  const { slots } = wanted;
   const shares = fairShares(slots);
   const perEndpoint = wanted.perEndpoint ?? shares.perEndpoint;
   const perTenant = wanted.perTenant ?? shares.perTenant;

@@ -22,13 +22,14 @@ import { createSender, type Sender, type SendResult } from './sender.js';
 import { decryptSecret, signPayload } from './signing.js';
 import { slotSizes, WorkerSlots } from './worker-slots.js';
 
-/** Deliveries in flight in one worker process (its slots; on PostgreSQL, at most the pool's size less 2). */
+/** Deliveries in flight in one worker process (its slots), on either database. */
 export const GLOBAL_CONCURRENCY = 64;
 /** The fair shares of a process's slots (claim-shares.ts), for the benchmark that sizes its load by them. */
 export { fairShares } from './claim-shares.js';
 /**
- * PostgreSQL connections of a process that delivers (serve with role all or worker): 16 attempts in
- * flight, each recording on a connection of its own, its LISTEN and one for claiming.
+ * PostgreSQL connections of a process that delivers (serve with role all or worker): its claims, the
+ * batches of attempts recorded, failed attempts recorded side by side (at most FAILURES_SIDE_BY_SIDE),
+ * its LISTEN, and with role all the API's requests.
  */
 export const WORKER_POOL_SIZE = 18;
 /**
@@ -122,7 +123,7 @@ export class DeliveryWorker implements BackgroundService {
     private readonly deps: DeliveryWorkerDeps,
     options: DeliveryWorkerOptions = {},
   ) {
-    const sizes = slotSizes(deps.database.pool?.options.max, {
+    const sizes = slotSizes({
       slots: options.globalConcurrency ?? GLOBAL_CONCURRENCY,
       perEndpoint: options.perEndpointConcurrency,
       perTenant: options.perTenantConcurrency,
