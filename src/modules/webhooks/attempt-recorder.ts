@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
+import { SideBySide } from '../../platform/side-by-side.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 import {
   type AttemptOutcome,
@@ -42,9 +43,8 @@ export class AttemptRecorder {
   /** Attempts waiting to be recorded by the next batch, and whether a batch is being written. */
   private toRecord: PendingRecord[] = [];
   private recording = false;
-  /** Failed attempts being recorded on PostgreSQL, and those waiting for one of them to end. */
-  private failuresRecording = 0;
-  private readonly failuresWaiting: (() => void)[] = [];
+  /** Failed attempts recorded on PostgreSQL: FAILURES_SIDE_BY_SIDE at once. */
+  private readonly failures = new SideBySide(FAILURES_SIDE_BY_SIDE);
 
   constructor(private readonly deps: AttemptRecorderDeps) {}
 
@@ -96,23 +96,13 @@ export class AttemptRecorder {
     });
   }
 
-  private async recordFailure(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
-    // A turn ends by handing itself to the next waiting, if any.
-    if (this.failuresRecording >= FAILURES_SIDE_BY_SIDE) {
-      await new Promise<void>((resolve) => this.failuresWaiting.push(resolve));
-    } else {
-      this.failuresRecording += 1;
-    }
-    try {
-      return await recordAttempt(this.deps.database.db, delivery, outcome, {
+  private recordFailure(delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<RecordedAttempt> {
+    return this.failures.run(() =>
+      recordAttempt(this.deps.database.db, delivery, outcome, {
         now: this.deps.clock.now(),
         retryScheduleMs: this.deps.retryScheduleMs,
-      });
-    } finally {
-      const next = this.failuresWaiting.shift();
-      if (next) next();
-      else this.failuresRecording -= 1;
-    }
+      }),
+    );
   }
 
   private async writeRecords(): Promise<void> {
