@@ -115,6 +115,7 @@ describe('WorkerSlots', () => {
     await slots.settled();
     assert.equal(calls, 2, 'still awaited after a claim');
   });
+
   it('holds an endpoint whose receiver stopped answering to one slot until it answers, and calls when that slot frees', async () => {
     let calls = 0;
     const slots = new WorkerSlots(8, 4, () => {
