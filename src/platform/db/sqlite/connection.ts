@@ -3,6 +3,7 @@
 import type SQLite from 'better-sqlite3';
 import { type CompiledQuery, type DatabaseConnection, type QueryResult, SelectQueryNode } from 'kysely';
 import { Changes } from './changes.js';
+import { DeferredSearchIndex } from './deferred-search.js';
 import { GroupCommit } from './group-commit.js';
 import { RowReader } from './row-makers.js';
 import { StatementCache } from './statements.js';
@@ -19,11 +20,14 @@ export class SqliteConnection implements DatabaseConnection {
   readonly tableVersions: TableVersions;
   /** Transactions that arrive together, committed once (group-commit.ts). */
   readonly groupCommit: GroupCommit;
+  /** The full-text indexes of a group's new rows, written once per group (deferred-search.ts). */
+  readonly searchIndex = new DeferredSearchIndex();
 
   constructor(readonly sqlite: SQLite.Database) {
     this.statements = new StatementCache(sqlite);
     this.tableVersions = new TableVersions(sqlite);
-    this.groupCommit = new GroupCommit(() => sqlite.inTransaction);
+    this.searchIndex.register(sqlite);
+    this.groupCommit = new GroupCommit(() => sqlite.inTransaction, this.searchIndex);
     this.snapshot = new TurnSnapshot(sqlite);
     this.changes = new Changes(sqlite, () => this.snapshot.open());
   }

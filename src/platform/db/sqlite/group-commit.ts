@@ -12,6 +12,7 @@
 // arrives while a group runs, in that group; the group commits as soon as no member waits.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../types.js';
+import type { DeferredSearchIndex } from './deferred-search.js';
 
 /** Members at most in one commit: a longer group would hold back the answers of its first ones. */
 export const GROUP_LIMIT = 64;
@@ -32,8 +33,14 @@ export class GroupCommit {
   private scheduled = false;
   private running = false;
 
-  /** @param inTransaction whether the connection has a transaction open (SQLite's own view). */
-  constructor(private readonly inTransaction: () => boolean) {}
+  /**
+   * @param inTransaction whether the connection has a transaction open (SQLite's own view)
+   * @param searchIndex the group's new rows of searched tables, indexed once before it commits
+   */
+  constructor(
+    private readonly inTransaction: () => boolean,
+    private readonly searchIndex?: DeferredSearchIndex,
+  ) {}
 
   /** Runs fn in the next group's transaction; resolves once that transaction has committed. */
   run<R>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<R>): Promise<R> {
@@ -61,6 +68,7 @@ export class GroupCommit {
     try {
       await first.db.transaction().execute(async (trx) => {
         begun = true;
+        this.searchIndex?.begin();
         let count = 0;
         for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
           let value: unknown;
@@ -79,6 +87,9 @@ export class GroupCommit {
           }
           done.push({ member, value });
         }
+        // What the members inserted into searched tables, into the full-text indexes at once. A
+        // failure here fails the group, as its commit would.
+        for (const statement of this.searchIndex?.takeStatements() ?? []) await trx.executeQuery(statement);
       });
     } catch (err) {
       // The transaction could not begin (the write lock stayed taken): each waiting member would
@@ -88,6 +99,7 @@ export class GroupCommit {
       for (const member of failed) member.reject(err);
       done.length = 0;
     } finally {
+      this.searchIndex?.end();
       this.running = false;
       for (const { member, value } of done) member.resolve(value);
       if (this.queue.length > 0) this.schedule();
