@@ -20,7 +20,9 @@ async function recreateTriggers(db: Kysely<any>, deferred: boolean): Promise<voi
     const list = columns.join(', ');
     const values = (row: string) => columns.map((c) => `${row}.${c}`).join(', ');
     const insertWhen = deferred ? ` when furrow_search_index_now('${table}', new.id)` : '';
-    const changeWhen = deferred ? ` when not furrow_search_noted('${table}', old.id)` : '';
+    const deleteWhen = deferred ? ` when not furrow_search_noted('${table}', old.id)` : '';
+    // A noted row given another id is noted under that id too.
+    const updateWhen = deferred ? ` when not furrow_search_noted('${table}', old.id, new.id)` : '';
     for (const index of [`${table}_search`, `${table}_words`]) {
       const remove = `insert into ${index} (${index}, rowid, ${list}) values ('delete', old.id, ${values('old')});`;
       const add = `insert into ${index} (rowid, ${list}) values (new.id, ${values('new')});`;
@@ -31,11 +33,11 @@ async function recreateTriggers(db: Kysely<any>, deferred: boolean): Promise<voi
         .raw(`create trigger ${index}_insert after insert on ${table}${insertWhen} begin ${add} end`)
         .execute(db);
       await sql
-        .raw(`create trigger ${index}_delete after delete on ${table}${changeWhen} begin ${remove} end`)
+        .raw(`create trigger ${index}_delete after delete on ${table}${deleteWhen} begin ${remove} end`)
         .execute(db);
       await sql
         .raw(
-          `create trigger ${index}_update after update of ${list} on ${table}${changeWhen} begin ${remove} ${add} end`,
+          `create trigger ${index}_update after update of ${list} on ${table}${updateWhen} begin ${remove} ${add} end`,
         )
         .execute(db);
     }

@@ -9,6 +9,7 @@ import { makeTenant } from '../../../../test/support/factories.js';
 import { type DatabaseHandle, openDatabase } from '../database.js';
 import { inTransaction, type Scope } from '../scope.js';
 import { SEARCH_INDEXED, searchIndexesOf } from './deferred-search.js';
+import { sqliteConnectionOf } from './open.js';
 
 describe('SQLite full-text indexes of a group commit', () => {
   const database = new TestDatabase('sqlite');
@@ -104,6 +105,38 @@ describe('SQLite full-text indexes of a group commit', () => {
     await Promise.all([rename(scope, pumpkin, 'Bí ngô'), inTransaction(scope, (tx) => remove(tx, chili))]);
     assert.deepEqual(await found('Bí ngô'), { trigram: [pumpkin], words: [pumpkin] });
     assert.deepEqual(await found('Ớt'), { trigram: [], words: [] });
+  });
+
+  it('indexes a row given another id in the group under its new id', async () => {
+    let id = 0;
+    await inTransaction(scope, async (tx) => {
+      id = await insertCrop(tx, 'Khoai lang tím');
+      await sql`update crops set id = ${id + 1000}, name = 'Khoai lang mật' where id = ${id}`.execute(tx.db);
+    });
+    assert.deepEqual(await found('Khoai lang mật'), { trigram: [id + 1000], words: [id + 1000] });
+    assert.deepEqual(await found('tím'), { trigram: [], words: [] });
+  });
+
+  it('stops noting when a group ends early: a statement waiting for the connection indexes its row', async () => {
+    const connection = sqliteConnectionOf(handle.db)!;
+    let waiting: Promise<unknown> | undefined;
+    const member = inTransaction(scope, async (tx) => {
+      await insertCrop(tx, 'Gừng gió');
+      // A single statement outside any transaction arrives meanwhile, and waits for the connection.
+      waiting = insertCrop(scope, 'Nghệ vàng');
+      // The disk is full: SQLite ends the whole transaction itself.
+      const pages = Number(connection.sqlite.pragma('page_count', { simple: true }));
+      connection.sqlite.pragma(`max_page_count = ${pages + 2}`);
+      await sql`update tenants set name = hex(randomblob(40000)) where id = ${scope.tenantId}`.execute(tx.db);
+    });
+    await assert.rejects(member, /full/i);
+    connection.sqlite.pragma('max_page_count = 1073741823');
+    const id = await waiting;
+    assert.deepEqual(await found('Nghệ vàng'), { trigram: [id], words: [id] });
+    assert.deepEqual(await found('Gừng'), { trigram: [], words: [] }, 'rolled back with its group');
+    for (const index of searchIndexesOf('crops')) {
+      await sql.raw(`insert into ${index} (${index}, rank) values ('integrity-check', 1)`).execute(handle.db);
+    }
   });
 
   it('leaves every full-text index consistent with its table (FTS5 integrity-check)', async () => {

@@ -42,10 +42,14 @@ export class DeferredSearchIndex {
       this.noted.set(key, ids);
       return 0;
     });
-    // Whether the row was noted, so is not in the index yet: its update and delete leave it alone.
-    sqlite.function('furrow_search_noted', (table, id) =>
-      this.deferring && this.noted.get(String(table))?.has(Number(id)) ? 1 : 0,
-    );
+    // Whether the row was noted, so is not in the index yet: its update and delete leave the index
+    // alone. An update that gives a noted row another id (`newId`) notes that id too.
+    sqlite.function('furrow_search_noted', { varargs: true }, (table, id, newId) => {
+      const ids = this.deferring ? this.noted.get(String(table)) : undefined;
+      if (ids === undefined || !ids.has(Number(id))) return 0;
+      if (newId !== undefined && newId !== null) ids.add(Number(newId));
+      return 1;
+    });
   }
 
   /** A group's transaction begins: inserts into searched tables are noted from now on. */

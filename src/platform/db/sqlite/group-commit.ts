@@ -69,27 +69,16 @@ export class GroupCommit {
       await first.db.transaction().execute(async (trx) => {
         begun = true;
         this.searchIndex?.begin();
-        let count = 0;
-        for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
-          let value: unknown;
-          try {
-            await trx.executeQuery(SAVEPOINT);
-            value = await member.fn(trx);
-            await trx.executeQuery(RELEASE);
-          } catch (err) {
-            member.reject(err);
-            // SQLite ends the whole transaction itself after some errors (a full disk, an I/O
-            // error): the members before it are gone too, and the group ends with that error.
-            if (!this.inTransaction()) throw err;
-            await trx.executeQuery(ROLLBACK_TO);
-            await trx.executeQuery(RELEASE);
-            continue;
-          }
-          done.push({ member, value });
+        // Noting ends inside the transaction whatever happens: when it ends early, the statement
+        // waiting for the connection runs as soon as it is rolled back, before this group's finally.
+        try {
+          await this.runMembers(trx, done);
+          // What the members inserted into searched tables, into the full-text indexes at once. A
+          // failure here fails the group, as its commit would.
+          for (const statement of this.searchIndex?.takeStatements() ?? []) await trx.executeQuery(statement);
+        } finally {
+          this.searchIndex?.end();
         }
-        // What the members inserted into searched tables, into the full-text indexes at once. A
-        // failure here fails the group, as its commit would.
-        for (const statement of this.searchIndex?.takeStatements() ?? []) await trx.executeQuery(statement);
       });
     } catch (err) {
       // The transaction could not begin (the write lock stayed taken): each waiting member would
@@ -99,10 +88,34 @@ export class GroupCommit {
       for (const member of failed) member.reject(err);
       done.length = 0;
     } finally {
-      this.searchIndex?.end();
       this.running = false;
       for (const { member, value } of done) member.resolve(value);
       if (this.queue.length > 0) this.schedule();
+    }
+  }
+
+  /** Runs the members waiting, and those that arrive meanwhile, each in a savepoint of `trx`. */
+  private async runMembers(
+    trx: Transaction<Database>,
+    done: { member: Member; value: unknown }[],
+  ): Promise<void> {
+    let count = 0;
+    for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
+      let value: unknown;
+      try {
+        await trx.executeQuery(SAVEPOINT);
+        value = await member.fn(trx);
+        await trx.executeQuery(RELEASE);
+      } catch (err) {
+        member.reject(err);
+        // SQLite ends the whole transaction itself after some errors (a full disk, an I/O
+        // error): the members before it are gone too, and the group ends with that error.
+        if (!this.inTransaction()) throw err;
+        await trx.executeQuery(ROLLBACK_TO);
+        await trx.executeQuery(RELEASE);
+        continue;
+      }
+      done.push({ member, value });
     }
   }
 
