@@ -28,14 +28,24 @@ describe('WorkerSlots', () => {
   const delivery = (id: number, endpointId: number, tenantId: number) =>
     ({ id, endpointId, tenantId }) as ClaimedDelivery;
 
-  it('counts attempts in flight per endpoint and tenant, and calls once a batch of slots is free', async () => {
-    let batches = 0;
-    const slots = new WorkerSlots(4, 2, () => {
-      batches += 1;
+  /** Slots whose attempts run until the test ends them, counting the calls of onBatchFreed. */
+  const heldSlots = (size: number, claimBatch: number) => {
+    let calls = 0;
+    const slots = new WorkerSlots(size, claimBatch, () => {
+      calls += 1;
     });
     const ends = new Map<number, () => void>();
-    const occupy = (d: ClaimedDelivery) =>
-      slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve)));
+    return {
+      slots,
+      calls: () => calls,
+      ends,
+      occupy: (d: ClaimedDelivery) =>
+        slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve))),
+    };
+  };
+
+  it('counts attempts in flight per endpoint and tenant, and calls once a batch of slots is free', async () => {
+    const { slots, calls: batches, ends, occupy } = heldSlots(4, 2);
     occupy(delivery(1, 10, 100));
     occupy(delivery(2, 10, 100));
     occupy(delivery(3, 11, 101));
@@ -58,7 +68,7 @@ describe('WorkerSlots', () => {
 
     ends.get(1)!();
     await slots.attemptOf(1);
-    assert.equal(batches, 0, 'one of a batch of two');
+    assert.equal(batches(), 0, 'one of a batch of two');
     assert.deepEqual(
       [...slots.byEndpoint],
       [
@@ -68,26 +78,20 @@ describe('WorkerSlots', () => {
     );
     ends.get(3)!();
     await slots.attemptOf(3);
-    assert.equal(batches, 1);
+    assert.equal(batches(), 1);
     assert.deepEqual([...slots.byTenant], [[100, 1]]);
 
     slots.claiming();
     ends.get(2)!();
     await slots.settled();
-    assert.equal(batches, 1, 'a claim starts the batch again');
+    assert.equal(batches(), 1, 'a claim starts the batch again');
     assert.equal(slots.busy, 0);
     assert.equal(slots.byEndpoint.size, 0);
     assert.equal(slots.byTenant.size, 0);
   });
 
   it('tells whether endpoints have their full share in flight, and calls at once when an awaited one frees a slot', async () => {
-    let calls = 0;
-    const slots = new WorkerSlots(8, 4, () => {
-      calls += 1;
-    });
-    const ends = new Map<number, () => void>();
-    const occupy = (d: ClaimedDelivery) =>
-      slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve)));
+    const { slots, calls, ends, occupy } = heldSlots(8, 4);
     occupy(delivery(1, 10, 100));
     occupy(delivery(2, 10, 100));
     occupy(delivery(3, 11, 100));
@@ -98,13 +102,13 @@ describe('WorkerSlots', () => {
     slots.awaitSlot([10]);
     ends.get(3)!();
     await slots.attemptOf(3);
-    assert.equal(calls, 0, 'endpoint 11 was not awaited, and one is no batch of four');
+    assert.equal(calls(), 0, 'endpoint 11 was not awaited, and one is no batch of four');
     ends.get(1)!();
     await slots.attemptOf(1);
-    assert.equal(calls, 1, 'a slot of the awaited endpoint 10');
+    assert.equal(calls(), 1, 'a slot of the awaited endpoint 10');
     ends.get(2)!();
     await slots.attemptOf(2);
-    assert.equal(calls, 1, 'once only');
+    assert.equal(calls(), 1, 'once only');
 
     // A claim that begins meanwhile may leave the endpoint's new deliveries for its cap again: the
     // endpoint stays awaited.
@@ -113,17 +117,11 @@ describe('WorkerSlots', () => {
     occupy(delivery(4, 10, 100));
     ends.get(4)!();
     await slots.settled();
-    assert.equal(calls, 2, 'still awaited after a claim');
+    assert.equal(calls(), 2, 'still awaited after a claim');
   });
 
   it('holds an endpoint whose receiver stopped answering to one slot until it answers, and calls when that slot frees', async () => {
-    let calls = 0;
-    const slots = new WorkerSlots(8, 4, () => {
-      calls += 1;
-    });
-    const ends = new Map<number, () => void>();
-    const occupy = (d: ClaimedDelivery) =>
-      slots.occupy(d, () => new Promise<void>((resolve) => ends.set(d.id, resolve)));
+    const { slots, calls, ends, occupy } = heldSlots(8, 4);
     occupy(delivery(1, 10, 100));
     assert.equal(slots.allFull([10], 2), false);
 
@@ -134,7 +132,7 @@ describe('WorkerSlots', () => {
     assert.deepEqual([...slots.unanswering], [[10, 1]], 'an answer elsewhere changes nothing');
     ends.get(1)!();
     await slots.attemptOf(1);
-    assert.equal(calls, 1, 'its one slot is free: a claim may take its next attempt');
+    assert.equal(calls(), 1, 'its one slot is free: a claim may take its next attempt');
 
     occupy(delivery(2, 10, 100));
     slots.answered(10, true);
@@ -142,11 +140,11 @@ describe('WorkerSlots', () => {
     assert.equal(slots.allFull([10], 2), false);
     ends.get(2)!();
     await slots.attemptOf(2);
-    assert.equal(calls, 2, 'the end of the attempt that answered calls too');
+    assert.equal(calls(), 2, 'the end of the attempt that answered calls too');
 
     occupy(delivery(3, 10, 100));
     ends.get(3)!();
     await slots.attemptOf(3);
-    assert.equal(calls, 2, 'an endpoint with its share waits for a batch again');
+    assert.equal(calls(), 2, 'an endpoint with its share waits for a batch again');
   });
 });

@@ -13,6 +13,7 @@ import { isPostgresDb } from './database.js';
 import { trigramText } from './fts5-fold.js';
 import type { Scope } from './scope.js';
 import { rareRun, rareWordStart, shareOf, termSample, wordStartShare } from './search-sample.js';
+import { SEARCHED_COLUMNS } from './searched-columns.js';
 import type { Database } from './types.js';
 
 /** Tenant-owned tables with soft delete. */
@@ -50,13 +51,7 @@ const everyRecordTableListed: Exclude<RecordTable, (typeof RECORD_TABLES)[number
   : never = true;
 void everyRecordTableListed;
 
-/** Columns searched by substring, per table: each has a trigram index on both databases. */
-export const SEARCHED_COLUMNS = {
-  crops: ['name', 'code', 'sku'],
-  seasons: ['name', 'code'],
-  season_templates: ['name'],
-  diary_tasks: ['name'],
-} as const satisfies Partial<Record<RecordTable, readonly string[]>>;
+export { SEARCHED_COLUMNS };
 
 /** A record's row as read. */
 export type Row<T extends RecordTable> = Selectable<Database[T]>;

@@ -8,7 +8,8 @@ import { TestDatabase } from '../../../../test/support/databases.js';
 import { makeTenant } from '../../../../test/support/factories.js';
 import { type DatabaseHandle, openDatabase } from '../database.js';
 import { inTransaction, type Scope } from '../scope.js';
-import { SEARCH_INDEXED, searchIndexesOf } from './deferred-search.js';
+import { SEARCHED_COLUMNS } from '../searched-columns.js';
+import { searchIndexesOf } from './deferred-search.js';
 import { sqliteConnectionOf } from './open.js';
 
 describe('SQLite full-text indexes of a group commit', () => {
@@ -149,7 +150,7 @@ describe('SQLite full-text indexes of a group commit', () => {
         }),
       ),
     );
-    for (const table of Object.keys(SEARCH_INDEXED)) {
+    for (const table of Object.keys(SEARCHED_COLUMNS)) {
       for (const index of searchIndexesOf(table)) {
         // rank 1: the index is checked against the rows of its external content table too.
         await sql
@@ -166,7 +167,7 @@ describe('SQLite full-text indexes of a group commit', () => {
   });
 
   it('names every searched table and column as the full-text indexes of the schema do', async () => {
-    for (const [table, columns] of Object.entries(SEARCH_INDEXED)) {
+    for (const [table, columns] of Object.entries(SEARCHED_COLUMNS)) {
       for (const index of searchIndexesOf(table)) {
         const { rows } = await sql<{ name: string }>`select name from pragma_table_info(${index})`.execute(
           handle.db,
@@ -184,7 +185,7 @@ describe('SQLite full-text indexes of a group commit', () => {
     );
     assert.deepEqual(
       rows.map((r) => r.name),
-      Object.keys(SEARCH_INDEXED).flatMap(searchIndexesOf).sort(),
+      Object.keys(SEARCHED_COLUMNS).flatMap(searchIndexesOf).sort(),
     );
   });
 });

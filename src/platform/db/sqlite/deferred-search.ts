@@ -14,14 +14,7 @@
 // Every connection that writes to the searched tables must register the functions (openSqlite does).
 import type SQLite from 'better-sqlite3';
 import { CompiledQuery } from 'kysely';
-
-/** The searched tables and columns, as the FTS5 tables `<table>_search` and `<table>_words` index them. */
-export const SEARCH_INDEXED: Readonly<Record<string, readonly string[]>> = {
-  crops: ['name', 'code', 'sku'],
-  seasons: ['name', 'code'],
-  season_templates: ['name'],
-  diary_tasks: ['name'],
-};
+import { SEARCHED_COLUMNS } from '../searched-columns.js';
 
 /** The full-text index tables of a searched table. */
 export const searchIndexesOf = (table: string): string[] => [`${table}_search`, `${table}_words`];
@@ -66,7 +59,7 @@ export class DeferredSearchIndex {
     this.deferring = false;
     const statements: CompiledQuery[] = [];
     for (const [table, ids] of this.noted) {
-      const columns = SEARCH_INDEXED[table];
+      const columns: readonly string[] | undefined = SEARCHED_COLUMNS[table as keyof typeof SEARCHED_COLUMNS];
       if (columns === undefined || ids.size === 0) continue;
       const list = columns.join(', ');
       for (const index of searchIndexesOf(table)) {

@@ -39,7 +39,7 @@ export class GroupCommit {
    */
   constructor(
     private readonly inTransaction: () => boolean,
-    private readonly searchIndex?: DeferredSearchIndex,
+    private readonly searchIndex: DeferredSearchIndex,
   ) {}
 
   /** Runs fn in the next group's transaction; resolves once that transaction has committed. */
@@ -68,16 +68,16 @@ export class GroupCommit {
     try {
       await first.db.transaction().execute(async (trx) => {
         begun = true;
-        this.searchIndex?.begin();
+        this.searchIndex.begin();
         // Noting ends inside the transaction whatever happens: when it ends early, the statement
         // waiting for the connection runs as soon as it is rolled back, before this group's finally.
         try {
           await this.runMembers(trx, done);
           // What the members inserted into searched tables, into the full-text indexes at once. A
           // failure here fails the group, as its commit would.
-          for (const statement of this.searchIndex?.takeStatements() ?? []) await trx.executeQuery(statement);
+          for (const statement of this.searchIndex.takeStatements()) await trx.executeQuery(statement);
         } finally {
-          this.searchIndex?.end();
+          this.searchIndex.end();
         }
       });
     } catch (err) {
