@@ -33,19 +33,24 @@ interface ShowMoreProps {
   listRef: RefObject<HTMLUListElement | null>;
 }
 
+/** Frames to wait at most for the next page's first item to be drawn (about 2 s). */
+const FOCUS_FRAMES = 120;
+
 /**
  * Reads the next page of a list. The button keeps the focus while it loads; then the first new
- * item takes it (the button may be gone: nothing more to read).
+ * item takes it (the button may be gone: nothing more to read). The page's data may arrive a few
+ * frames before its items are drawn on a busy phone, so the item is looked for frame by frame.
  */
 export function ShowMore({ label, shown, total, loading, onMore, listRef }: ShowMoreProps) {
   const { t } = useTexts(texts);
+  function focusFirstNew(framesLeft: number) {
+    const target = listRef.current?.children[shown]?.querySelector<HTMLElement>('[data-focus-target]');
+    if (target) target.focus();
+    else if (framesLeft > 0) requestAnimationFrame(() => focusFirstNew(framesLeft - 1));
+  }
   function more() {
     if (loading) return;
-    void onMore().then(() =>
-      requestAnimationFrame(() =>
-        listRef.current?.children[shown]?.querySelector<HTMLElement>('[data-focus-target]')?.focus(),
-      ),
-    );
+    void onMore().then(() => requestAnimationFrame(() => focusFirstNew(FOCUS_FRAMES)));
   }
   return (
     <div className="show-more">
