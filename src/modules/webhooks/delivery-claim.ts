@@ -10,10 +10,8 @@ import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
 import {
   dueHeads,
   endpointsWithQueuedDeliveries,
-  keyIn,
   nextDueAfter,
   oldestDue,
-  QUEUED,
   type QueuedEndpoint,
   type RowKey,
 } from './delivery-queue.js';
@@ -219,48 +217,28 @@ async function leaseDeliveries(
   return { deliveries, nextDueAt: nextDueAt === null || nextDueAt === undefined ? null : Number(nextDueAt) };
 }
 
-/** SQLite (no data-modifying WITH): the lease, then the read, in the claim's transaction. */
+/**
+ * SQLite (no data-modifying WITH): the lease, then the read, in the claim's transaction. Each is
+ * written out once, the ids as one JSON parameter, so neither is built anew per claim.
+ */
+const SQLITE_LEASE = `update webhook_deliveries set lease_owner = ?, lease_until = ?
+  where id in (select value from json_each(?))`;
+const SQLITE_LEASED = `
+select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
+       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
+       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
+       (select min(next_attempt_at) from webhook_deliveries
+        where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > ?) as next_due_at
+from webhook_deliveries d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
+where d.id in (select value from json_each(?))
+order by d.next_attempt_at, d.id`;
+
 async function leaseOnSqlite(
   trx: Kysely<Database>,
   keys: readonly RowKey[],
   lease: { token: string; until: number; now: number },
 ): Promise<LeasedRow[]> {
-  await trx
-    .updateTable('webhook_deliveries')
-    .set({ lease_owner: lease.token, lease_until: lease.until })
-    .where(keyIn('webhook_deliveries', keys, isPostgresDb(trx)))
-    .execute();
-  return trx
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_endpoints as e', (join) =>
-      join.onRef('e.tenant_id', '=', 'd.tenant_id').onRef('e.id', '=', 'd.endpoint_id'),
-    )
-    .select([
-      'd.id',
-      'd.tenant_id',
-      'd.endpoint_id',
-      'd.public_id',
-      'd.event_type',
-      'd.body',
-      'd.attempt_count',
-      'd.max_attempts',
-      'd.counts_toward_pause',
-      'e.url',
-      'e.public_id as endpoint_public_id',
-      'e.secret_encrypted',
-      'e.previous_secret_encrypted',
-      'e.previous_secret_expires_at',
-      'e.headers',
-      (eb) =>
-        eb
-          .selectFrom('webhook_deliveries')
-          .select((n) => n.fn.min('webhook_deliveries.next_attempt_at').as('at'))
-          .where(QUEUED)
-          .where('webhook_deliveries.next_attempt_at', '>', lease.now)
-          .as('next_due_at'),
-    ])
-    .where(keyIn('d', keys, isPostgresDb(trx)))
-    .orderBy('d.next_attempt_at')
-    .orderBy('d.id')
-    .execute();
+  const ids = JSON.stringify(keys.map((k) => k.id));
+  await trx.executeQuery(CompiledQuery.raw(SQLITE_LEASE, [lease.token, lease.until, ids]));
+  return (await trx.executeQuery<LeasedRow>(CompiledQuery.raw(SQLITE_LEASED, [lease.now, ids]))).rows;
 }

@@ -1,8 +1,16 @@
 // The sender against a receiver that accepts the connection and never completes a TLS handshake: it
-// gives up after the connect timeout, not the whole timeout.
+// gives up after the connect timeout, not the whole timeout; and against one that answers at once
+// and then sends its body a byte at a time: the whole attempt still ends at the timeout.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
-import { type SilentReceiver, startSilentReceiver } from '../../../test/support/webhook-receiver.js';
+import {
+  type SilentReceiver,
+  startSilentReceiver,
+  testCertificate,
+} from '../../../test/support/webhook-receiver.js';
 import { AllowList } from './address-guard.js';
 import { CONNECT_TIMEOUT_MS, createSender } from './sender.js';
 
@@ -39,5 +47,39 @@ it('never waits for a connection longer than the whole timeout', async () => {
     assert.equal(result.error, 'no connection within 400 ms (TCP connect and TLS handshake)');
   } finally {
     await sender.close();
+  }
+});
+
+it("ends an attempt at the timeout when the answer's body trickles in", async () => {
+  const cert = testCertificate();
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer(
+    { cert: readFileSync(cert.certFile), key: readFileSync(cert.keyFile) },
+    (req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      // A byte every 20 ms: each is well within any idle timeout, the whole never ends.
+      const timer = setInterval(() => res.write('x'), 20);
+      timers.add(timer);
+      res.on('close', () => clearInterval(timer));
+    },
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const sender = createSender({
+    timeoutMs: 600,
+    allowList: new AllowList(['127.0.0.1']),
+    caFile: cert.caFile,
+  });
+  try {
+    const { port } = server.address() as AddressInfo;
+    const result = await sender.send(`https://127.0.0.1:${port}/hook`, {}, '{}');
+    assert.equal(result.ok, false);
+    assert.equal(result.error, 'timed out after 600 ms');
+    assert.ok(result.durationMs >= 550 && result.durationMs < 3000, `${result.durationMs} ms`);
+  } finally {
+    await sender.close();
+    for (const timer of timers) clearInterval(timer);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
   }
 });

@@ -37,11 +37,6 @@ export const WORKER_POOL_SIZE = 18;
  * recording may wait for a pooled connection and the database). Each claim has its own lease token.
  */
 export const LEASE_MARGIN_MS = 30_000;
-/**
- * An endpoint's log is pruned (to its newest LOG_SIZE finished deliveries) after this many of its
- * deliveries finished here, and whenever the worker runs out of due work: one prune per batch.
- */
-const PRUNE_EVERY = 25;
 /** Decrypted endpoint secrets a worker keeps at most. */
 const SECRETS_KEPT = 1_000;
 /** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
@@ -370,7 +365,7 @@ export class DeliveryWorker implements BackgroundService {
       if (recorded.status === 'retrying' && recorded.nextAttemptAt) this.dueAt(recorded.nextAttemptAt);
       if (recorded.status === 'succeeded' || recorded.status === 'failed') {
         this.logs.finished(delivery.tenantId, delivery.endpointId);
-        await this.logs.prune(PRUNE_EVERY);
+        await this.logs.pruneWhenDue();
       }
     } catch (err) {
       // The lease runs out and another claim retries the delivery: nothing is lost.
