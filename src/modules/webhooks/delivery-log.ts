@@ -1,10 +1,12 @@
 // The delivery log: an endpoint keeps its newest LOG_SIZE finished deliveries (spec 8). The worker
-// prunes in batches, per endpoint, after enough of its deliveries have finished; its hourly roll-up
-// (delivery-hours.ts) loses the hours older than HOURS_KEPT_MS at the same time.
+// prunes the logs of several endpoints in one transaction, once enough of their deliveries have
+// finished; their hourly roll-ups (delivery-hours.ts) lose the hours older than HOURS_KEPT_MS at the
+// same time.
 import type { FastifyBaseLogger } from 'fastify';
 import { type Kysely, type SqlBool, sql } from 'kysely';
 import type { Clock } from '../../platform/clock.js';
 import type { Database, Db } from '../../platform/db/types.js';
+import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
 import { HOURS_KEPT_MS, pruneDeliveryHours } from './delivery-hours.js';
 
 /** Finished deliveries kept per endpoint for the log (spec 8). */
@@ -41,16 +43,18 @@ export async function pruneDeliveryLog(db: Db, tenantId: number, endpointId: num
 }
 
 /**
- * An endpoint's log is pruned once this many of its deliveries have finished here since its last
- * prune (and whenever the worker runs out of due work).
+ * An endpoint's log becomes due for pruning once this many of its deliveries have finished in this
+ * process since its last prune. Whenever the worker runs out of due work, every endpoint with any
+ * finished is pruned.
  */
 export const PRUNE_EVERY = 25;
 /**
- * Those endpoints are pruned together, in one transaction (one commit, one WAL write on SQLite),
+ * The endpoints due are pruned together, in one transaction (one commit, one WAL write on SQLite),
  * once their finished deliveries add up to this many: with ten busy endpoints, one transaction per
- * about 200 deliveries instead of one statement per 25. An endpoint alone delivering keeps up to
- * PRUNE_BATCH - 1 finished deliveries beyond its LOG_SIZE while busy (the log API answers the
- * newest LOG_SIZE).
+ * about 200 deliveries instead of one statement per 25. While busy, an endpoint keeps up to
+ * PRUNE_BATCH - 1 finished deliveries beyond its LOG_SIZE per worker process (an endpoint delivering
+ * alone), and the counts are in memory: after a restart, those rows stay until the endpoint delivers
+ * again. The log API answers the newest LOG_SIZE whatever is kept.
  */
 export const PRUNE_BATCH = 200;
 
@@ -93,11 +97,14 @@ export class LogPruner {
   /**
    * Prunes the log and the old hours of every endpoint with at least `atLeast` (and one) finished
    * since its last prune, in one transaction, in key order (two workers pruning the same endpoints
-   * lock them in the same order). An endpoint gains hours only by delivering, so each one's are
-   * pruned too.
+   * lock them in the same order). When that fails with the database there, each endpoint is pruned
+   * in a transaction of its own, so one that cannot be pruned holds back no other; those that fail
+   * are tried again next time. An endpoint gains hours only by delivering, so each one's are pruned
+   * too.
    */
   prune(atLeast: number): Promise<void> {
-    this.queue = this.queue.then(() => this.pruneNow(atLeast));
+    // pruneNow reports its own failures; nothing may break the chain for the prunes after it.
+    this.queue = this.queue.then(() => this.pruneNow(atLeast)).catch(() => {});
     return this.queue;
   }
 
@@ -113,21 +120,43 @@ export class LogPruner {
     const endpoints = taken
       .map(([key]) => key.split(':').map(Number) as [number, number])
       .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const hoursBefore = this.clock.now() - HOURS_KEPT_MS;
+    const pruneIn = async (db: Db, endpointsPruned: readonly (readonly [number, number])[]) => {
+      for (const [tenantId, endpointId] of endpointsPruned) {
+        await pruneDeliveryLog(db, tenantId, endpointId);
+        await pruneDeliveryHours(db, tenantId, endpointId, hoursBefore);
+      }
+    };
     try {
-      const hoursBefore = this.clock.now() - HOURS_KEPT_MS;
-      await this.db.transaction().execute(async (trx) => {
-        for (const [tenantId, endpointId] of endpoints) {
-          await pruneDeliveryLog(trx, tenantId, endpointId);
-          await pruneDeliveryHours(trx, tenantId, endpointId, hoursBefore);
-        }
-      });
+      await this.db.transaction().execute((trx) => pruneIn(trx, endpoints));
+      return;
     } catch (err) {
-      // Put back for the next time, not retried now.
-      for (const [key, n] of taken) this.count(key, n);
-      this.logger?.warn(
-        { err: (err as Error).message },
-        'webhook log pruning failed; it is retried next time',
-      );
+      if (isDatabaseUnavailable(err)) {
+        this.logger?.warn({ err: messageOf(err) }, 'webhook log pruning failed; it is retried next time');
+        // Put back for the next time, not retried now.
+        for (const [key, n] of taken) this.count(key, n);
+        return;
+      }
+      this.logger?.warn({ err: messageOf(err) }, 'webhook log pruning failed; pruning each endpoint alone');
+    }
+    // One endpoint's failure (a lock wait that timed out, say) keeps only that endpoint's log for the
+    // next time: each is pruned in a transaction of its own.
+    const counts = new Map(taken);
+    for (const endpoint of endpoints) {
+      const key = `${endpoint[0]}:${endpoint[1]}`;
+      try {
+        await this.db.transaction().execute((trx) => pruneIn(trx, [endpoint]));
+      } catch (err) {
+        this.logger?.warn(
+          { err: messageOf(err), endpointId: endpoint[1] },
+          'webhook log pruning failed for an endpoint; it is retried next time',
+        );
+        this.count(key, counts.get(key) ?? 0);
+      }
     }
   }
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

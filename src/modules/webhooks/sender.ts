@@ -234,6 +234,9 @@ function readExcerpt(body: Readable): Promise<string> {
     body.on('data', onData);
     body.once('end', done);
     body.on('error', reject);
+    // Closed with neither (not seen from undici, which always says why): the answer was cut off.
+    // After the end, the first 1 KB or an error this changes nothing.
+    body.once('close', () => reject(new Error('the answer was cut off')));
   });
 }
 
