@@ -234,8 +234,8 @@ function readExcerpt(body: Readable): Promise<string> {
     body.on('data', onData);
     body.once('end', done);
     body.on('error', reject);
-    // Closed with neither (not seen from undici, which always says why): the answer was cut off.
-    // After the end, the first 1 KB or an error this changes nothing.
+    // Closed with neither an end nor an error (undici always gives one; this is a safeguard): the
+    // answer was cut off. After an end, the first 1 KB or an error, the promise is settled already.
     body.once('close', () => reject(new Error('the answer was cut off')));
   });
 }
