@@ -4,62 +4,18 @@
 // `log_statement = 'all'` set on the bench's database (a drain of its own: logging costs CPU).
 //
 //   node --import tsx bench/delivery-cost.ts [sqlite|postgres] [alerts (default 500)]
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import pg from 'pg';
 import type { DialectName } from '../src/platform/db/types.js';
 import { deploy, ensureCompiled, login } from './lib/furrow.js';
+import { backendCpu, loggedStatements, logOffset } from './lib/postgres-log.js';
 import { type BenchReceiver, startReceiver } from './lib/receiver.js';
 import { cpuSeconds } from './lib/system.js';
 import { addAlertingDevice, addEndpoints, analyzeBacklog, raiseAlerts, receiverEnv } from './lib/webhooks.js';
 
-const POSTGRES_LOG = '/var/log/postgresql/postgresql-15-main.log';
 const RECEIVERS = 10;
 
 const dialect = (process.argv[2] ?? 'postgres') as DialectName;
 const alerts = Number(process.argv[3] ?? 500);
-
-/** CPU seconds of the PostgreSQL backends serving `database` now (by pid, remembered across calls). */
-async function backendCpu(client: pg.Client, database: string, seen: Map<number, number>): Promise<number> {
-  const { rows } = await client.query<{ pid: number }>(
-    'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-    [database],
-  );
-  for (const { pid } of rows) seen.set(pid, cpuSeconds(pid));
-  return [...seen.values()].reduce((a, b) => a + b, 0);
-}
-
-function logSince(offset: number): string {
-  const size = statSync(POSTGRES_LOG).size;
-  const buffer = Buffer.alloc(size - offset);
-  const fd = openSync(POSTGRES_LOG, 'r');
-  try {
-    readSync(fd, buffer, 0, buffer.length, offset);
-  } finally {
-    closeSync(fd);
-  }
-  return buffer.toString('utf8');
-}
-
-/** The statements of one database in a log excerpt, by the kind their text starts with. */
-function statements(log: string, database: string): Map<string, number> {
-  const kinds = new Map<string, number>();
-  const marker = `@${database} LOG:  `;
-  const lines = log.split('\n');
-  for (const [n, line] of lines.entries()) {
-    const at = line.indexOf(marker);
-    if (at < 0) continue;
-    const rest = line.slice(at + marker.length);
-    const m = /^(?:statement|execute [^:]*): (.*)$/.exec(rest);
-    if (!m) continue;
-    // A statement written over several lines: its first words are on the next ones.
-    const text = (m[1]!.trim() === '' ? lines.slice(n + 1, n + 4).join(' ') : m[1]!)
-      .replace(/\s+/g, ' ')
-      .trim();
-    const kind = text.slice(0, 70);
-    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
-  }
-  return kinds;
-}
 
 async function main(): Promise<void> {
   ensureCompiled();
@@ -85,7 +41,7 @@ async function main(): Promise<void> {
       await analyzeBacklog(deployment.databaseUrl);
       await admin?.query(`alter database "${database}" set log_statement = '${logged ? 'all' : 'none'}'`);
       await receiver.reset();
-      const offset = logged ? statSync(POSTGRES_LOG).size : 0;
+      const offset = logged ? logOffset() : 0;
       const serve = await deployment.all();
       const total = alerts * RECEIVERS;
       const seen = new Map<number, number>();
@@ -114,12 +70,12 @@ async function main(): Promise<void> {
           '\n',
       );
       if (logged) {
-        const kinds = statements(logSince(offset), database);
-        const all = [...kinds.values()].reduce((a, b) => a + b, 0);
+        const kinds = loggedStatements(offset, database);
+        const all = [...kinds.values()].reduce((a, b) => a + b.count, 0);
         process.stdout.write(
           `statements over the whole drain of ${total}: ${all}, ${(all / total).toFixed(2)} per delivery\n`,
         );
-        for (const [kind, count] of [...kinds].sort((a, b) => b[1] - a[1])) {
+        for (const [kind, { count }] of [...kinds].sort((a, b) => b[1].count - a[1].count)) {
           process.stdout.write(
             `  ${(count / total).toFixed(3).padStart(7)}  ${count.toString().padStart(6)}  ${kind}\n`,
           );

@@ -97,13 +97,13 @@ export async function resolveActiveAlert(
   id: number,
   resolvedAt: number,
 ): Promise<Selectable<IotAlertsTable> | undefined> {
-  const result = await updateScoped(scope, 'iot_alerts')
+  // The resolved row comes back from the update itself: no second read.
+  return updateScoped(scope, 'iot_alerts')
     .set({ status: 'resolved', resolved_at: resolvedAt })
     .where('id', '=', id)
     .where('status', '=', 'active')
+    .returningAll()
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) return undefined;
-  return selectScoped(scope, 'iot_alerts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /**

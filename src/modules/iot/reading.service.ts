@@ -9,7 +9,7 @@ import { type FieldError, notFound, validationFailed } from '../../platform/erro
 import { alertsRaised, readingsIngested } from '../../platform/metrics.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import type { ListQueryOf } from '../../platform/resource/paging.js';
-import type { OutboxDeps } from '../webhooks/outbox.js';
+import { EndpointsOfTransaction, type OutboxDeps } from '../webhooks/outbox.js';
 import { raiseAlert, resolveAlert } from './alert.service.js';
 import {
   type DeviceRow,
@@ -167,23 +167,28 @@ export async function ingestReadings(
 
   const raisedSeverities: string[] = [];
   await inTransaction(scope, async (tx) => {
-    const devices =
-      found ??
-      (await findDevicesByCodes(tx, [
-        ...new Set(parsed.flatMap((p) => (Array.isArray(p) ? [] : [p.deviceCode]))),
-      ]));
-    const live = await lockLiveDevices(
-      tx,
-      devices.map((d) => d.id),
-    );
-    const accepted = sortOut(
-      parsed,
-      devices.filter((d) => live.has(d.id)),
-      results,
-    );
+    // Devices found outside the transaction are locked (and checked still live) here; otherwise
+    // they are found and locked at once.
+    const devices = found
+      ? await liveOf(tx, found)
+      : await findDevicesByCodes(
+          tx,
+          [...new Set(parsed.flatMap((p) => (Array.isArray(p) ? [] : [p.deviceCode])))],
+          { lock: true },
+        );
+    const accepted = sortOut(parsed, devices, results);
     if (accepted.length > 0) await ingestAccepted(deps, tx, accepted, results, raisedSeverities, now);
   });
   return counted(results, raisedSeverities);
+}
+
+/** Those of `devices` still live, locked until the transaction ends (lockLiveDevices). */
+async function liveOf(tx: Scope, devices: readonly DeviceRow[]): Promise<DeviceRow[]> {
+  const live = await lockLiveDevices(
+    tx,
+    devices.map((d) => d.id),
+  );
+  return devices.filter((d) => live.has(d.id));
 }
 
 /**
@@ -321,16 +326,18 @@ async function ingestAccepted(
   const resolvedBy = new Map<number, number[]>();
   const note = (map: Map<number, number[]>, index: number, id: number) =>
     map.set(index, [...(map.get(index) ?? []), id]);
+  // The batch's events read the endpoints once (ingestion changes none).
+  const eventDeps = { ...deps, endpoints: new EndpointsOfTransaction() };
   for (const step of steps) {
     const parcelIds = parcels.get(step.device.id) ?? [];
     if (step.kind === 'raise') {
-      const id = await raiseAlert(deps, tx, step, parcelIds, now);
+      const id = await raiseAlert(eventDeps, tx, step, parcelIds, now);
       raisedSeverities.push(step.rule.severity);
       activeIds.set(step.key, id);
       note(raisedBy, step.reading.index, id);
     } else {
       const cleared = { ...step, alertId: activeIds.get(step.key) ?? null };
-      const id = await resolveAlert(deps, tx, cleared, parcelIds);
+      const id = await resolveAlert(eventDeps, tx, cleared, parcelIds);
       activeIds.set(step.key, null);
       if (id !== null) note(resolvedBy, step.reading.index, id);
     }

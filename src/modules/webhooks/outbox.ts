@@ -7,13 +7,24 @@ import { writeEventMail } from '../notifications/mail-outbox.js';
 import { notifyDeliveryWorkers } from './delivery-wake-up.js';
 import { passesFilters } from './endpoint-filters.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
-import { type DeliveryInsert, insertDeliveries, subscribedEndpoints } from './webhook.repository.js';
+import {
+  type DeliveryInsert,
+  type EndpointsOfTransaction,
+  insertDeliveries,
+  subscribedEndpoints,
+} from './webhook.repository.js';
 
 export type { EventType } from './events.js';
 export { EVENT_TYPES } from './events.js';
+export { EndpointsOfTransaction } from './webhook.repository.js';
 
 export interface OutboxDeps {
   clock: Clock;
+  /**
+   * The endpoints as this transaction's first event read them (webhook.repository.ts), for a
+   * transaction that emits many events and changes no endpoint.
+   */
+  endpoints?: EndpointsOfTransaction | undefined;
 }
 
 /**
@@ -33,7 +44,10 @@ export async function emitEvent(
   return inTransaction(scope, async (tx) => {
     const now = deps.clock.now();
     await writeEventMail(tx, type, data, now);
-    const endpoints = (await subscribedEndpoints(tx, type)).filter(
+    const subscribed = deps.endpoints
+      ? await deps.endpoints.subscribedTo(tx, type)
+      : await subscribedEndpoints(tx, type);
+    const endpoints = subscribed.filter(
       (endpoint) => endpoint.id !== options.exceptEndpointId && passesFilters(endpoint.filters, type, data),
     );
     if (endpoints.length === 0) return [];
