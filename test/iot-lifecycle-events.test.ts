@@ -175,6 +175,43 @@ forEachDialect('alert lifecycle and device-online events reach a real receiver',
     assert.equal(messages[1]!.data.resolved_value, 24);
   });
 
+  it('one batch of many alerts: each endpoint gets the kinds it subscribes to and its filters pass', async () => {
+    // The batch's events read the endpoints once (EndpointsOfTransaction); each event still goes
+    // only where its kind and the endpoint's filters send it.
+    const probe = await device('batch-2');
+    await rule({ device_id: probe.id, clear_threshold: 25, severity: 'warning' });
+    const raisedOnly = await f.endpoint(undefined, ['iot.alert.raised']);
+    const resolvedOnly = await f.endpoint(undefined, ['iot.alert.resolved']);
+    const criticalOnly = await f.endpoint(undefined, ['iot.alert.raised']);
+    const set = await f.owner.put(`/api/webhooks/${criticalOnly.id}`, {
+      json: { filters: { 'iot.alert.raised': { severity: ['critical'] } } },
+    });
+    assert.equal(set.status, 200, set.text);
+    const start = f.t.clock.now() - 600_000;
+    // Three crossings and their clears: three alerts raised and three resolved, in one request.
+    const readings: [number, number][] = [];
+    for (let i = 0; i < 3; i++) readings.push([i * 20, 31], [i * 20 + 10, 24]);
+    const results = await send('batch-2', start, readings);
+    const raised = results.flatMap((r) => r.alert_ids);
+    assert.equal(raised.length, 3);
+    assert.equal(results.flatMap((r) => r.resolved_alert_ids).length, 3);
+    await f.worker.drain();
+    const kinds = (endpoint: { secret: string; received: () => ReceivedRequest[] }) =>
+      endpoint.received().map((request) => {
+        const body = verified(endpoint.secret, request);
+        return [body.type, body.data.alert_id];
+      });
+    assert.deepEqual(
+      kinds(raisedOnly),
+      raised.map((id) => ['iot.alert.raised', id]),
+    );
+    assert.deepEqual(
+      kinds(resolvedOnly),
+      raised.map((id) => ['iot.alert.resolved', id]),
+    );
+    assert.deepEqual(kinds(criticalOnly), []);
+  });
+
   it('raises only once the value has stayed beyond the threshold for the minimum duration', async () => {
     const probe = await device('slow-1');
     await rule({ device_id: probe.id, min_duration_seconds: 300 });
