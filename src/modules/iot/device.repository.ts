@@ -130,19 +130,24 @@ export async function findDeviceByDevEui(scope: Scope, devEui: string): Promise<
 
 /**
  * Locks the devices' rows until the transaction ends (PostgreSQL), so concurrent batches for one
- * device apply their readings one after the other and an alert is never raised twice. Answers the
- * ids still live once locked (a device deleted meanwhile takes no readings).
+ * device apply their readings one after the other and an alert is never raised twice. Answers those
+ * still live once locked, as they are then (a device deleted meanwhile takes no readings, and one
+ * the sweeper marked offline meanwhile is seen offline). SQLite's transactions take turns: the
+ * devices are answered as given.
  */
-export async function lockLiveDevices(scope: Scope, ids: readonly number[]): Promise<Set<number>> {
-  if (ids.length === 0 || !isPostgresDb(scope.db)) return new Set(ids);
-  const rows = await selectScoped(scope, 'iot_devices')
-    .select('id')
-    .where('id', 'in', ids)
+export async function lockLiveDevices(scope: Scope, devices: readonly DeviceRow[]): Promise<DeviceRow[]> {
+  if (devices.length === 0 || !isPostgresDb(scope.db)) return [...devices];
+  return selectScoped(scope, 'iot_devices')
+    .selectAll()
+    .where(
+      'id',
+      'in',
+      devices.map((d) => d.id),
+    )
     .where('deleted_at', 'is', null)
     .orderBy('id')
     .forUpdate()
     .execute();
-  return new Set(rows.map((r) => r.id));
 }
 
 export async function listDevices(scope: Scope, page: PageRequest): Promise<PageOf<DeviceRow>> {
@@ -204,7 +209,16 @@ async function hearFrom(scope: Scope, deviceIds: readonly number[], now: number)
     .where('deleted_at', 'is', null)
     .orderBy('id');
   if (isPostgresDb(scope.db)) heard = heard.forUpdate();
-  const back = (await heard.execute()).filter((d) => d.is_online === 0 && d.offline_at !== null);
+  const devices = await heard.execute();
+  await markHeard(scope, deviceIds, now);
+  return announceBackOnline(scope, devices, now);
+}
+
+/** The devices as a heartbeat needs them: who they are, and whether the sweeper marked them offline. */
+export type HeardDevice = Pick<DeviceRow, 'id' | 'code' | 'name' | 'zone_id' | 'is_online' | 'offline_at'>;
+
+/** A heartbeat's update: heard from at `now` (never moving backwards), online. */
+export async function markHeard(scope: Scope, deviceIds: readonly number[], now: number): Promise<void> {
   const at = sql<number>`cast(${now} as bigint)`;
   await updateScoped(scope, 'iot_devices')
     .set({
@@ -215,11 +229,28 @@ async function hearFrom(scope: Scope, deviceIds: readonly number[], now: number)
     .where('id', 'in', deviceIds)
     .where('deleted_at', 'is', null)
     .execute();
+}
+
+/**
+ * `iot.device.online` for those of `devices` the sweeper had marked offline, as the caller's
+ * transaction read them under lock before it recorded their heartbeats (recordHeartbeats, or
+ * ingestion, which locks its devices first). `parcels`: the devices' parcels when the caller has
+ * them already. Answers the ids of the devices that came back online.
+ */
+export async function announceBackOnline(
+  scope: Scope,
+  devices: readonly HeardDevice[],
+  now: number,
+  parcels?: ReadonlyMap<number, number[]>,
+): Promise<number[]> {
+  const back = devices.filter((d) => d.is_online === 0 && d.offline_at !== null);
   if (back.length === 0) return [];
-  const parcels = await parcelIdsByDevice(
-    scope,
-    back.map((d) => d.id),
-  );
+  const parcelsOf =
+    parcels ??
+    (await parcelIdsByDevice(
+      scope,
+      back.map((d) => d.id),
+    ));
   // The event's time is the heartbeat's: the same instant the caller's clock gave.
   const atHeartbeat = { clock: { now: () => now } };
   for (const device of back) {
@@ -229,7 +260,7 @@ async function hearFrom(scope: Scope, deviceIds: readonly number[], now: number)
       device_code: device.code,
       device_name: device.name,
       zone_id: device.zone_id,
-      parcel_ids: parcels.get(device.id) ?? [],
+      parcel_ids: parcelsOf.get(device.id) ?? [],
       offline_since: new Date(offlineSince).toISOString(),
       online_at: new Date(now).toISOString(),
       offline_seconds: Math.max(0, Math.floor((now - offlineSince) / 1000)),

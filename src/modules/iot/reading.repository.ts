@@ -1,8 +1,16 @@
 // Reading statements: a batch in, a device's readings out.
 import { CompiledQuery, type Selectable } from 'kysely';
+import { isPostgresDb } from '../../platform/db/database.js';
 import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
-import { type Bucket, bucketArrays, rollUp, upsertFromArrays } from './reading-rollup.repository.js';
+import { markHeard } from './device.repository.js';
+import {
+  addToRollups,
+  type Bucket,
+  bucketArrays,
+  rollUp,
+  upsertFromArrays,
+} from './reading-rollup.repository.js';
 
 export interface Page {
   offset: number;
@@ -112,6 +120,62 @@ export async function storeReadingsAtOnce(
   const devices = result.rows.map(({ stored: _, ids: __, ...device }) => device);
   const first = result.rows[0];
   return { devices, ids: first?.stored ? first.ids.map(Number) : undefined };
+}
+
+/**
+ * PostgreSQL: the readings of devices the transaction has locked, stored with their roll-ups and
+ * heartbeats in one statement, which also answers the devices' parcels (an alert's or an
+ * `iot.device.online`'s data may need them). $1 the tenant, $2-$5 the readings as arrays, $6 the
+ * time received (and heard from), seven arrays per roll-up level from $7, then the devices.
+ */
+const DEVICES_PARAM = `$${7 + LEVELS.length * 7}::integer[]`;
+const HEARD_SQL =
+  'with stored as (insert into iot_readings (tenant_id, device_id, metric, value, recorded_at, received_at) ' +
+  'select $1, r.device_id, r.metric, r.value, r.recorded_at, $6::bigint ' +
+  'from unnest($2::integer[], $3::text[], $4::float8[], $5::bigint[]) with ordinality ' +
+  'as r(device_id, metric, value, recorded_at, n) order by r.n returning id), ' +
+  LEVELS.map((bucket, i) => `rollup_${bucket} as (${upsertFromArrays(bucket, 7 + i * 7)}), `).join('') +
+  'heard as (update iot_devices set last_heartbeat_at = case when last_heartbeat_at is null ' +
+  'or last_heartbeat_at < $6 then $6 else last_heartbeat_at end, is_online = 1, offline_at = null ' +
+  `where tenant_id = $1 and id = any(${DEVICES_PARAM}) and deleted_at is null) ` +
+  'select array(select id from stored order by id) as ids, ' +
+  '(select coalesce(json_agg(json_build_array(p.device_id, p.parcel_id) order by p.device_id, p.parcel_id), ' +
+  `'[]') from iot_device_parcels p where p.tenant_id = $1 and p.device_id = any(${DEVICES_PARAM})) as parcels`;
+
+/**
+ * The accepted readings of a batch whose devices the transaction has locked (and read): stored,
+ * added to the roll-ups, and counted as the devices' heartbeats (markHeard). Answers the readings'
+ * ids in the batch's order, and on PostgreSQL, where it is all one statement, the devices' parcels.
+ */
+export async function storeHeardReadings(
+  scope: Scope,
+  rows: readonly ReadingInsert[],
+  deviceIds: readonly number[],
+  now: number,
+): Promise<{ ids: number[]; parcels?: Map<number, number[]> }> {
+  if (!isPostgresDb(scope.db)) {
+    const ids = await insertReadings(scope, rows);
+    await addToRollups(scope, rows);
+    await markHeard(scope, deviceIds, now);
+    return { ids };
+  }
+  const parameters: unknown[] = [
+    scope.tenantId,
+    rows.map((r) => r.device_id),
+    rows.map((r) => r.metric),
+    rows.map((r) => r.value),
+    rows.map((r) => r.recorded_at),
+    now,
+  ];
+  for (const bucket of LEVELS) parameters.push(...bucketArrays(rollUp(rows, bucket), (id) => id));
+  parameters.push(deviceIds);
+  const result = await scope.db.executeQuery<{ ids: (string | number)[]; parcels: [number, number][] }>(
+    CompiledQuery.raw(HEARD_SQL, parameters),
+  );
+  const { ids, parcels: pairs } = result.rows[0]!;
+  const parcels = new Map<number, number[]>(deviceIds.map((id) => [id, []]));
+  for (const [device, parcel] of pairs) parcels.get(device)?.push(parcel);
+  return { ids: ids.map(Number), parcels };
 }
 
 export interface StoredReading {

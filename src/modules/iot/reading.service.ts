@@ -12,23 +12,22 @@ import type { ListQueryOf } from '../../platform/resource/paging.js';
 import { EndpointsOfTransaction, type OutboxDeps } from '../webhooks/outbox.js';
 import { raiseAlert, resolveAlert } from './alert.service.js';
 import {
+  announceBackOnline,
   type DeviceRow,
   findDevice,
   findDevicesByCodes,
   lockLiveDevices,
   parcelIdsByDevice,
-  recordHeartbeats,
 } from './device.repository.js';
 import { DEVICE_CODE_PATTERN } from './device.service.js';
 import { toReadingAnswer } from './reading.presenter.js';
 import {
-  insertReadings,
   listReadings,
   type ReadingInsert,
+  storeHeardReadings,
   storeReadingsAtOnce,
 } from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
-import { addToRollups } from './reading-rollup.repository.js';
 import { RecentSet } from './recent-set.js';
 import {
   loadRuleStates,
@@ -167,10 +166,10 @@ export async function ingestReadings(
 
   const raisedSeverities: string[] = [];
   await inTransaction(scope, async (tx) => {
-    // Devices found outside the transaction are locked (and checked still live) here; otherwise
-    // they are found and locked at once.
+    // Devices found outside the transaction are locked (and read again, as they are now) here;
+    // otherwise they are found and locked at once.
     const devices = found
-      ? await liveOf(tx, found)
+      ? await lockLiveDevices(tx, found)
       : await findDevicesByCodes(
           tx,
           [...new Set(parsed.flatMap((p) => (Array.isArray(p) ? [] : [p.deviceCode])))],
@@ -180,15 +179,6 @@ export async function ingestReadings(
     if (accepted.length > 0) await ingestAccepted(deps, tx, accepted, results, raisedSeverities, now);
   });
   return counted(results, raisedSeverities);
-}
-
-/** Those of `devices` still live, locked until the transaction ends (lockLiveDevices). */
-async function liveOf(tx: Scope, devices: readonly DeviceRow[]): Promise<DeviceRow[]> {
-  const live = await lockLiveDevices(
-    tx,
-    devices.map((d) => d.id),
-  );
-  return devices.filter((d) => live.has(d.id));
 }
 
 /**
@@ -304,23 +294,16 @@ async function ingestAccepted(
     }
   }
 
-  const rows = readingRows(accepted, now);
-  const ids = await insertReadings(tx, rows);
-  await addToRollups(tx, rows);
-  await recordHeartbeats(
-    tx,
-    heardFrom.map((d) => d.id),
-    now,
-  );
+  // The devices were read under lock: those the sweeper had marked offline are back online.
+  const heardIds = heardFrom.map((d) => d.id);
+  const stored = await storeHeardReadings(tx, readingRows(accepted, now), heardIds, now);
+  const ids = stored.ids;
+  await announceBackOnline(tx, heardFrom, now, stored.parcels);
 
   // Alerts raised and resolved in the readings' time order, so one batch can do both to one alert.
   const parcels =
-    steps.length > 0
-      ? await parcelIdsByDevice(
-          tx,
-          heardFrom.map((d) => d.id),
-        )
-      : new Map<number, number[]>();
+    stored.parcels ??
+    (steps.length > 0 ? await parcelIdsByDevice(tx, heardIds) : new Map<number, number[]>());
   const activeIds = new Map([...states].map(([key, state]) => [key, state.activeAlertId]));
   const raisedBy = new Map<number, number[]>();
   const resolvedBy = new Map<number, number[]>();
