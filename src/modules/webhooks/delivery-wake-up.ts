@@ -2,7 +2,7 @@
 // process hears it on its LISTEN connection), an in-process signal on SQLite.
 import { EventEmitter } from 'node:events';
 import type { FastifyBaseLogger } from 'fastify';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
 import { isPostgresDb } from '../../platform/db/database.js';
 import type { Db } from '../../platform/db/types.js';
@@ -49,10 +49,18 @@ export function wakeUpEndpointsOf(payload: string | undefined): WakeUpEndpoints 
  */
 export async function notifyDeliveryWorkers(db: Db, endpoints?: WakeUpEndpoints): Promise<void> {
   if (isPostgresDb(db)) {
-    await sql`select pg_notify(${NOTIFY_CHANNEL}, ${wakeUpPayload(endpoints)})`.execute(db);
+    await sql`select ${wakeUpNotice(endpoints)}`.execute(db);
   } else {
     localWakeUp.emit('wake', endpoints && endpoints.length > 0 ? endpoints : undefined);
   }
+}
+
+/**
+ * PostgreSQL: notifyDeliveryWorkers's NOTIFY as an expression, for a statement that queues the
+ * deliveries too (insertDeliveries: one round trip).
+ */
+export function wakeUpNotice(endpoints?: WakeUpEndpoints): RawBuilder<unknown> {
+  return sql`pg_notify(${NOTIFY_CHANNEL}, ${wakeUpPayload(endpoints)})`;
 }
 
 export interface DeliveryListenerOptions {

@@ -1,10 +1,11 @@
 // The transactional outbox: event sources call emitEvent inside their own transaction, so the
 // change and its deliveries commit together or not at all. Nothing is sent from here.
 import type { Clock } from '../../platform/clock.js';
+import { isPostgresDb } from '../../platform/db/database.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
 import { prefixedId } from '../../platform/ids.js';
 import { writeEventMail } from '../notifications/mail-outbox.js';
-import { notifyDeliveryWorkers } from './delivery-wake-up.js';
+import { notifyDeliveryWorkers, wakeUpNotice } from './delivery-wake-up.js';
 import { passesFilters } from './endpoint-filters.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
 import {
@@ -61,9 +62,14 @@ export async function emitEvent(
         held: endpoint.status === 'paused',
       }),
     );
-    await insertDeliveries(tx, rows);
     const pending = rows.filter((r) => r.status === 'pending').map((r) => r.endpoint_id);
-    if (pending.length > 0) await notifyDeliveryWorkers(tx.db, pending);
+    if (pending.length > 0 && isPostgresDb(tx.db)) {
+      // The NOTIFY joins the insert's statement; it is delivered at commit, as notifyDeliveryWorkers's.
+      await insertDeliveries(tx, rows, wakeUpNotice(pending));
+    } else {
+      await insertDeliveries(tx, rows);
+      if (pending.length > 0) await notifyDeliveryWorkers(tx.db, pending);
+    }
     return rows.map((r) => r.public_id);
   });
 }

@@ -1,6 +1,6 @@
 // Tenant-scoped reads and writes of webhook endpoints and deliveries (the management API's side).
 // The worker's queue statements are in delivery-queue.ts.
-import { type Insertable, type Selectable, type SqlBool, sql } from 'kysely';
+import { type Insertable, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import {
   deleteScoped,
@@ -241,9 +241,26 @@ export async function countTestMessages(
   };
 }
 
-export async function insertDeliveries(scope: Scope, rows: DeliveryInsert[]): Promise<void> {
+/**
+ * Queues the deliveries. `alongside` (PostgreSQL): an expression evaluated in the same statement,
+ * such as the NOTIFY that wakes the workers (one round trip, not two).
+ */
+export async function insertDeliveries(
+  scope: Scope,
+  rows: DeliveryInsert[],
+  alongside?: RawBuilder<unknown>,
+): Promise<void> {
   if (rows.length === 0) return;
-  await insertScoped(scope, 'webhook_deliveries', rows).execute();
+  const insert = insertScoped(scope, 'webhook_deliveries', rows);
+  if (!alongside) {
+    await insert.execute();
+    return;
+  }
+  // A data-modifying WITH runs to completion whether or not the statement reads it.
+  await scope.db
+    .with('queued', () => insert)
+    .selectNoFrom(alongside.as('alongside'))
+    .execute();
 }
 
 export async function findDelivery(
