@@ -73,6 +73,11 @@ export interface Claim {
   capped: boolean;
   /** When capped: the next time a queued delivery falls due after `now` (null: none). */
   nextDueAt?: number | null;
+  /**
+   * When not capped and fewer were leased than the limit: what nextDueAt (delivery-queue.ts) answers
+   * once this claim has committed, read by the lease's statement (null: nothing queued).
+   */
+  nextDue?: number | null;
   /** The endpoints with queued deliveries, when this claim looked them up. */
   queuedEndpoints?: QueuedEndpoint[];
 }
@@ -122,12 +127,20 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
     // worker, this one included) can no longer be recorded by the first claim.
     const token = `${options.owner}/${pooledRandomBytes(8).toString('hex')}`;
     const keys = chosen.map((id) => ({ tenantId: shares.tenantOfChosen.get(id) ?? 0, id }));
+    // Fewer than the limit and none capped: the worker will want its next due time, read here.
+    const withNextDue = !capped && chosen.length < limit;
     const leased = await leaseDeliveries(trx, keys, {
       token,
       until: now + options.leaseMs,
       now,
+      withNextDue,
     });
-    return { ...answer, deliveries: leased.deliveries, ...(capped ? { nextDueAt: leased.nextDueAt } : {}) };
+    return {
+      ...answer,
+      deliveries: leased.deliveries,
+      ...(capped ? { nextDueAt: leased.nextDueAt } : {}),
+      ...(withNextDue && leased.nextDue !== undefined ? { nextDue: leased.nextDue } : {}),
+    };
   });
 }
 
@@ -149,6 +162,22 @@ interface LeasedRow {
   previous_secret_expires_at: number | string | null;
   headers: string | null;
   next_due_at: number | string | null;
+  /** With `withNextDue`: the earliest due time of a queued delivery not leased, and the earliest lease's end. */
+  free_at?: number | string | null;
+  lease_ends_at?: number | string | null;
+}
+
+/**
+ * What nextDueAt (delivery-queue.ts) reads, as two more columns of the lease's read: the earliest
+ * due time of the queued deliveries not leased (or whose lease has run out), and the earliest end
+ * of a lease of a queued delivery. `leased`: a condition true of the rows this claim leases, which
+ * PostgreSQL's snapshot still shows unleased; `now` and `until` are parameters.
+ */
+function nextDueColumns(now: string, until: string, leased: string | undefined): string {
+  const queued = "status in ('pending', 'retrying')";
+  const free = `(select min(next_attempt_at) from webhook_deliveries where ${queued} and (lease_until is null or lease_until < ${now})${leased ? ` and not (${leased})` : ''}) as free_at`;
+  const ends = `(select min(lease_until) from webhook_deliveries where ${queued} and lease_until >= ${now})`;
+  return `, ${free}, ${leased ? `least(${ends}, ${until})` : ends} as lease_ends_at`;
 }
 
 /**
@@ -156,7 +185,7 @@ interface LeasedRow {
  * for any number, so a named statement). The next due time is read from the statement's snapshot,
  * which the lease (not touching next_attempt_at) does not change.
  */
-const LEASE_AND_READ = `
+const LEASE_AND_READ = (withNextDue: boolean) => `
 with leased as (
   update webhook_deliveries set lease_owner = $1, lease_until = $2
   where (tenant_id, id) in (select * from unnest($3::bigint[], $4::bigint[]))
@@ -168,8 +197,10 @@ select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.at
        e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
        (select min(next_attempt_at) from webhook_deliveries
         where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > $5) as next_due_at
+       ${withNextDue ? nextDueColumns('$5', '$2', 'id = any($4::bigint[])') : ''}
 from leased d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
 order by d.next_attempt_at, d.id`;
+const LEASE_AND_READ_TEXTS = [LEASE_AND_READ(false), LEASE_AND_READ(true)] as const;
 
 /**
  * Leases these deliveries under `leaseToken` until `leaseUntil` and reads what sending them takes,
@@ -179,12 +210,12 @@ order by d.next_attempt_at, d.id`;
 async function leaseDeliveries(
   trx: Kysely<Database>,
   keys: readonly RowKey[],
-  lease: { token: string; until: number; now: number },
-): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null }> {
+  lease: { token: string; until: number; now: number; withNextDue: boolean },
+): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null; nextDue: number | null | undefined }> {
   const rows = isPostgresDb(trx)
     ? (
         await trx.executeQuery<LeasedRow>(
-          CompiledQuery.raw(LEASE_AND_READ, [
+          CompiledQuery.raw(LEASE_AND_READ_TEXTS[lease.withNextDue ? 1 : 0], [
             lease.token,
             lease.until,
             keys.map((k) => k.tenantId),
@@ -213,8 +244,16 @@ async function leaseDeliveries(
     customHeaders: parseCustomHeaders(r.headers),
     leaseToken: lease.token,
   }));
-  const nextDueAt = rows[0]?.next_due_at;
-  return { deliveries, nextDueAt: nextDueAt === null || nextDueAt === undefined ? null : Number(nextDueAt) };
+  const time = (value: number | string | null | undefined) =>
+    value === null || value === undefined ? null : Number(value);
+  const first = rows[0];
+  const times = [time(first?.free_at), time(first?.lease_ends_at)].filter((t) => t !== null);
+  return {
+    deliveries,
+    nextDueAt: time(first?.next_due_at),
+    // No row read (the leased ones gone meanwhile): unknown, and the worker asks nextDueAt.
+    nextDue: first === undefined ? undefined : times.length > 0 ? Math.min(...times) : null,
+  };
 }
 
 /**
@@ -223,22 +262,27 @@ async function leaseDeliveries(
  */
 const SQLITE_LEASE = `update webhook_deliveries set lease_owner = ?, lease_until = ?
   where id in (select value from json_each(?))`;
-const SQLITE_LEASED = `
+const SQLITE_LEASED = (withNextDue: boolean) => `
 select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
        d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
        e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
        (select min(next_attempt_at) from webhook_deliveries
         where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > ?) as next_due_at
+       ${withNextDue ? nextDueColumns('?', '', undefined) : ''}
 from webhook_deliveries d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
 where d.id in (select value from json_each(?))
 order by d.next_attempt_at, d.id`;
+const SQLITE_LEASED_TEXTS = [SQLITE_LEASED(false), SQLITE_LEASED(true)] as const;
 
 async function leaseOnSqlite(
   trx: Kysely<Database>,
   keys: readonly RowKey[],
-  lease: { token: string; until: number; now: number },
+  lease: { token: string; until: number; now: number; withNextDue: boolean },
 ): Promise<LeasedRow[]> {
   const ids = JSON.stringify(keys.map((k) => k.id));
   await trx.executeQuery(CompiledQuery.raw(SQLITE_LEASE, [lease.token, lease.until, ids]));
-  return (await trx.executeQuery<LeasedRow>(CompiledQuery.raw(SQLITE_LEASED, [lease.now, ids]))).rows;
+  // better-sqlite3 takes no numbered parameters: `now` is given once for each place it stands.
+  const text = SQLITE_LEASED_TEXTS[lease.withNextDue ? 1 : 0];
+  const params = lease.withNextDue ? [lease.now, lease.now, lease.now, ids] : [lease.now, ids];
+  return (await trx.executeQuery<LeasedRow>(CompiledQuery.raw(text, params))).rows;
 }

@@ -186,6 +186,38 @@ forEachDialect('webhook deliveries: the worker', (database) => {
     assert.equal(ep.received().length, 3);
   });
 
+  it('sleeps only until the next delivery falls due, read by the claim that leased fewer than it could', async () => {
+    // The first claim leases the slow endpoint's delivery and sees the other one due shortly: it
+    // must wake for it then, not at the idle check nor when the slow attempt ends (5 s later).
+    const slow = await endpoint(() => ({ delayMs: 5000 }), ['iot.alert.raised']);
+    const later = await endpoint(() => undefined, ['iot.device.offline']);
+    const [laterId] = await emit('iot.device.offline', { n: 'later' });
+    await t.database.db
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: Date.now() + 300 })
+      .where('public_id', '=', laterId!)
+      .execute();
+    await emit('iot.alert.raised', { n: 'slow' });
+    const looping = createDeliveryWorker(
+      {
+        database: t.database,
+        clock: { now: () => Date.now() },
+        config: t.config,
+        secretKey: t.config.secretKey!,
+      },
+      { idleCheckMs: 600_000 },
+    );
+    const before = receiver.requests.length;
+    await looping.start();
+    try {
+      await receiver.waitForRequests(before + 2, 4000);
+      assert.equal(later.received().length, 1);
+      assert.equal(slow.received().length, 1);
+    } finally {
+      await looping.stop();
+    }
+  });
+
   it('wakes an idle worker at commit, not on a polling interval; a rollback sends nothing', async () => {
     const ep = await endpoint();
     const looping = workerWith({ idleCheckMs: 600_000 });

@@ -208,7 +208,7 @@ export class DeliveryWorker implements BackgroundService {
       let sleepMs = this.idleCheckMs;
       try {
         this.woken = false;
-        const { claimed, wanted, capped, nextDueAt: nextAfterCapped } = await this.claim();
+        const { claimed, wanted, capped, nextDueAt: nextAfterCapped, nextDue } = await this.claim();
         // Every free slot taken: there may be more to claim. Fewer: all that can go now has gone.
         if (claimed.length > 0 && claimed.length === wanted) continue;
         if (this.slots.busy === 0) await this.logs.prune(0);
@@ -216,7 +216,12 @@ export class DeliveryWorker implements BackgroundService {
           const now = this.deps.clock.now();
           // Deliveries left for a cap wait for their endpoint's or tenant's attempts to finish (which
           // wake this loop); the timer is for those that fall due later.
-          const due = capped ? (nextAfterCapped ?? null) : await nextDueAt(this.deps.database.db, now);
+          // The claim's lease read the next due time when it leased fewer than it could take.
+          const due = capped
+            ? (nextAfterCapped ?? null)
+            : nextDue !== undefined
+              ? nextDue
+              : await nextDueAt(this.deps.database.db, now);
           if (due !== null) sleepMs = Math.min(this.idleCheckMs, Math.max(25, due - now));
         }
       } catch (err) {
@@ -264,6 +269,7 @@ export class DeliveryWorker implements BackgroundService {
     wanted: number;
     capped: boolean;
     nextDueAt?: number | null | undefined;
+    nextDue?: number | null | undefined;
   }> {
     const wanted = this.slots.size - this.slots.busy;
     if (wanted <= 0) return { claimed: [], wanted, capped: false };
@@ -289,9 +295,9 @@ export class DeliveryWorker implements BackgroundService {
     if (result.queuedEndpoints && version === this.queuedEndpointsVersion) {
       this.queuedEndpoints = result.queuedEndpoints;
     }
-    const { deliveries: claimed, capped, nextDueAt } = result;
+    const { deliveries: claimed, capped, nextDueAt, nextDue } = result;
     for (const delivery of claimed) this.slots.occupy(delivery, () => this.attempt(delivery, now + leaseMs));
-    return { claimed, wanted, capped, nextDueAt };
+    return { claimed, wanted, capped, nextDueAt, nextDue };
   }
 
   /** An endpoint's secret from its stored form (throws when FURROW_SECRET_KEY cannot decrypt it). */
