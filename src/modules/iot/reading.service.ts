@@ -29,13 +29,7 @@ import {
 } from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
 import { RecentSet } from './recent-set.js';
-import {
-  loadRuleStates,
-  type RuleRow,
-  rulesForDevices,
-  saveRuleStates,
-  stateKey,
-} from './rule.repository.js';
+import { type RuleRow, rulesAndStatesFor, saveRuleStates, stateKey } from './rule.repository.js';
 import {
   INITIAL_STATE,
   METRIC_PATTERN,
@@ -270,12 +264,7 @@ async function ingestAccepted(
   now: number,
 ): Promise<void> {
   const heardFrom = [...new Map(accepted.map((a) => [a.device.id, a.device])).values()];
-  const rules = await rulesForDevices(tx, heardFrom);
-  const states = await loadRuleStates(
-    tx,
-    rules.map((r) => r.id),
-    heardFrom.map((d) => d.id),
-  );
+  const { rules, states } = await rulesAndStatesFor(tx, heardFrom);
   const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
   const steps: LifecycleStep[] = [];
   const inTimeOrder = [...accepted].sort(

@@ -81,6 +81,41 @@ forEachDialect('IoT readings and alerts', (database) => {
       );
     });
 
+    it('keeps each rule’s state for each device apart from batch to batch', async () => {
+      // Two rules over two devices (one through their zone, one aimed at a device): each pair's
+      // state is read back with its rule and must reach that pair only.
+      const one = await device('apart-1');
+      const two = await device('apart-2');
+      await api.post('/api/iot/rules', {
+        json: { metric: 'ec', operator: 'gt', threshold: 3, zone_id: places.zoneA.id },
+      });
+      await api.post('/api/iot/rules', {
+        json: { metric: 'ec', operator: 'gt', threshold: 5, device_id: two.id },
+      });
+      const batch = async (first: number, second: number) => {
+        t.clock.advance(1000);
+        const at = new Date(t.clock.now()).toISOString();
+        const res = await send([
+          { device_code: 'apart-1', metric: 'ec', value: first, recorded_at: at },
+          { device_code: 'apart-2', metric: 'ec', value: second, recorded_at: at },
+        ]);
+        assert.equal(res.status, 200, res.text);
+        return res.body.data.results.map((r: { alert_ids: number[] }) => r.alert_ids.length);
+      };
+      // apart-1 crosses the zone's rule; apart-2 stays below both.
+      assert.deepEqual(await batch(4, 1), [1, 0]);
+      // apart-1 is still over (nothing new); apart-2 crosses both of its rules at once.
+      assert.deepEqual(await batch(4, 6), [0, 2]);
+      // Both still over: nothing new for either.
+      assert.deepEqual(await batch(4.5, 7), [0, 0]);
+      // apart-2 falls under the device's rule only, then crosses it again: one alert, that rule's.
+      assert.deepEqual(await batch(4, 4), [0, 0]);
+      assert.deepEqual(await batch(4, 6), [0, 1]);
+      const active = (await api.get(`/api/iot/alerts?device_id=${two.id}&status=active`)).body;
+      assert.equal(active.length, 2);
+      assert.equal((await api.get(`/api/iot/alerts?device_id=${one.id}`)).body.length, 1);
+    });
+
     it('orders a batch by recorded_at and ignores out-of-order readings for the alert state', async () => {
       const d = await device('order-1');
       await api.post('/api/iot/rules', {
