@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Candidate, ClaimShares, fairShares } from './claim-shares.js';
+import fc from 'fast-check';
+import { type Candidate, ClaimShares, fairShares, uncappedTake } from './claim-shares.js';
 
 /** `count` due deliveries of one endpoint of one tenant, ids from `firstId` on. */
 const rows = (tenantId: number, endpointId: number, count: number, firstId = endpointId * 100): Candidate[] =>
@@ -135,5 +136,90 @@ describe('ClaimShares', () => {
     assert.deepEqual(worker(10, 32, 16), { oldest: 26, window: 40 });
     assert.deepEqual(worker(1, 1, 1), { oldest: 2, window: 4 });
     assert.deepEqual(worker(1, 1, 8), { oldest: 4, window: 4 });
+  });
+});
+
+describe('uncappedTake', () => {
+  it("takes an idle worker's endpoint share at once, within the room of the endpoints in flight", () => {
+    const idle = uncappedTake({
+      limit: 64,
+      perEndpointLimit: 16,
+      perTenantLimit: 32,
+      inFlightByEndpoint: new Map(),
+    });
+    assert.deepEqual(idle, { count: 16, leaveOut: [] });
+    const busy = uncappedTake({
+      limit: 60,
+      perEndpointLimit: 16,
+      perTenantLimit: 32,
+      endpointCaps: new Map([[9, 1]]),
+      inFlightByEndpoint: new Map([
+        [1, 1],
+        [2, 3],
+      ]),
+      inFlightByTenant: new Map([[1, 4]]),
+    });
+    assert.deepEqual(busy, { count: 13, leaveOut: [9] });
+    // A tenant at its share: nothing can be taken without checking.
+    const full = uncappedTake({
+      limit: 32,
+      perEndpointLimit: 16,
+      perTenantLimit: 32,
+      inFlightByEndpoint: new Map([
+        [1, 16],
+        [2, 16],
+      ]),
+      inFlightByTenant: new Map([[1, 32]]),
+    });
+    assert.equal(full.count, 0);
+  });
+
+  it('answers a count that ClaimShares takes whole, whatever the deliveries of the endpoints kept in', () => {
+    const state = fc
+      .record({
+        slots: fc.integer({ min: 1, max: 80 }),
+        inFlight: fc.array(
+          fc.record({ tenant: fc.integer({ min: 1, max: 4 }), endpoint: fc.integer({ min: 1, max: 12 }) }),
+          { maxLength: 80 },
+        ),
+        caps: fc.array(fc.tuple(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 3 })), {
+          maxLength: 4,
+        }),
+        picks: fc.array(fc.tuple(fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 14 })), {
+          maxLength: 80,
+        }),
+      })
+      .filter((s) => s.inFlight.length <= s.slots);
+    fc.assert(
+      fc.property(state, ({ slots, inFlight, caps, picks }) => {
+        const { perEndpoint, perTenant } = fairShares(slots);
+        // An endpoint belongs to one tenant: endpoint e to tenant (e % 4) + 1.
+        const tenantOf = (endpoint: number) => (endpoint % 4) + 1;
+        const byEndpoint = new Map<number, number>();
+        const byTenant = new Map<number, number>();
+        for (const { endpoint } of inFlight) {
+          byEndpoint.set(endpoint, (byEndpoint.get(endpoint) ?? 0) + 1);
+          byTenant.set(tenantOf(endpoint), (byTenant.get(tenantOf(endpoint)) ?? 0) + 1);
+        }
+        const limits = {
+          limit: slots - inFlight.length,
+          perEndpointLimit: perEndpoint,
+          perTenantLimit: perTenant,
+          endpointCaps: new Map(caps),
+          inFlightByEndpoint: byEndpoint,
+          inFlightByTenant: byTenant,
+        };
+        const { count, leaveOut } = uncappedTake(limits);
+        const candidates = picks
+          .map(([, endpoint]) => endpoint)
+          .filter((endpoint) => !leaveOut.includes(endpoint))
+          .slice(0, count)
+          .map((endpoint, i) => ({ id: i + 1, tenant_id: tenantOf(endpoint), endpoint_id: endpoint }));
+        const shares = new ClaimShares(limits);
+        assert.equal(shares.take(candidates), 0);
+        assert.equal(shares.chosen.length, candidates.length);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

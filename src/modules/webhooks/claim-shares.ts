@@ -141,3 +141,37 @@ export class ClaimShares {
     return { oldest, window };
   }
 }
+
+/**
+ * A claim that may take the oldest due deliveries as they come, with no share to check: how many at
+ * most, and the endpoints to leave out for that. Any `count` deliveries of the other endpoints, of
+ * any tenants, in any order, are all taken by ClaimShares.take; 0 when no such claim can be made.
+ *
+ * An endpoint with attempts in flight here (or a cap of its own) keeps the count within its room
+ * unless that room is less than half of an endpoint's share, and is then left out. A tenant's cap
+ * shrinks as other tenants take slots, so each tenant is checked against the worst the claim could
+ * do: `count - 1` of its own taken before its last, and `count - 1` of others'.
+ */
+export function uncappedTake(limits: ShareLimits): { count: number; leaveOut: number[] } {
+  const shares = new ClaimShares(limits);
+  const { slots, perTenantLimit, perEndpointLimit } = shares;
+  let count = Math.min(shares.limit, perEndpointLimit);
+  const leaveOut: number[] = [];
+  const endpoints = new Set([...limits.inFlightByEndpoint.keys(), ...(limits.endpointCaps?.keys() ?? [])]);
+  for (const endpointId of endpoints) {
+    const room = shares.capOf(endpointId) - (limits.inFlightByEndpoint.get(endpointId) ?? 0);
+    if (room < Math.max(1, perEndpointLimit / 2)) leaveOut.push(endpointId);
+    else count = Math.min(count, room);
+  }
+  const byTenant = limits.inFlightByTenant ?? new Map<number, number>();
+  const held = [...byTenant.values()].reduce((sum, n) => sum + n, 0);
+  // The tenants in flight here, and one with nothing in flight (any other).
+  const tenants = [...byTenant.values(), 0];
+  const tenantsAllow = (n: number) =>
+    tenants.every(
+      (mine) =>
+        mine + n - 1 < Math.max(1, Math.floor(((slots - (held - mine) - (n - 1)) * perTenantLimit) / slots)),
+    );
+  while (count > 0 && !tenantsAllow(count)) count -= 1;
+  return { count, leaveOut };
+}

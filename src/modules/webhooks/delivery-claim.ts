@@ -1,19 +1,20 @@
 // Claiming due deliveries fairly: the worker leases what its free slots and the endpoints' and
-// tenants' shares allow, in one transaction. The statements that find due deliveries are in
-// delivery-queue.ts, the share arithmetic in claim-shares.ts.
-import { CompiledQuery, type Kysely } from 'kysely';
+// tenants' shares allow, in one transaction (a shallow queue on PostgreSQL in one statement first).
+// The statements that find due deliveries are in delivery-queue.ts, those that lease them in
+// delivery-lease.ts, the share arithmetic in claim-shares.ts.
+import type { Kysely } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import type { Database } from '../../platform/db/types.js';
 import { pooledRandomBytes } from '../../platform/ids.js';
-import { ClaimShares } from './claim-shares.js';
-import { type CustomHeaders, parseCustomHeaders } from './custom-headers.js';
+import { ClaimShares, uncappedTake } from './claim-shares.js';
+import type { CustomHeaders } from './custom-headers.js';
+import { claimAtOnce, leaseDeliveries } from './delivery-lease.js';
 import {
   dueHeads,
   endpointsWithQueuedDeliveries,
   nextDueAfter,
   oldestDue,
   type QueuedEndpoint,
-  type RowKey,
 } from './delivery-queue.js';
 
 export type { QueuedEndpoint } from './delivery-queue.js';
@@ -65,6 +66,11 @@ export interface ClaimOptions {
    * queued since for an endpoint that was not among them; otherwise they are looked up.
    */
   queuedEndpoints?: readonly QueuedEndpoint[] | undefined;
+  /**
+   * The queue was shallow at the worker's last claim (it took fewer than it could, none capped): on
+   * PostgreSQL try the claim in one statement first (claimAtOnce).
+   */
+  atOnce?: boolean;
 }
 
 export interface Claim {
@@ -87,6 +93,41 @@ export interface Claim {
  * its cap of deliveries in flight here (see ClaimShares). An endpoint's deliveries are claimed in order.
  */
 export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOptions): Promise<Claim> {
+  if (options.limit <= 0) return { deliveries: [], capped: false };
+  if (options.atOnce && isPostgresDb(db)) {
+    const { count, leaveOut } = uncappedTake(options);
+    if (count > 0) {
+      const first = await claimAtOnce(db, options, count, leaveOut);
+      if (first.complete) {
+        const { deliveries, nextDue } = first;
+        return { deliveries, capped: false, ...(deliveries.length < options.limit ? { nextDue } : {}) };
+      }
+      // More may be due than this could take unchecked: the claim with its shares takes the rest.
+      const rest = await claimInTransaction(db, withTaken(options, first.deliveries));
+      return { ...rest, deliveries: [...first.deliveries, ...rest.deliveries] };
+    }
+  }
+  return claimInTransaction(db, options);
+}
+
+/** The options of a claim once these deliveries are taken too. */
+function withTaken(options: ClaimOptions, taken: readonly ClaimedDelivery[]): ClaimOptions {
+  const byEndpoint = new Map(options.inFlightByEndpoint);
+  const byTenant = new Map(options.inFlightByTenant ?? []);
+  for (const d of taken) {
+    byEndpoint.set(d.endpointId, (byEndpoint.get(d.endpointId) ?? 0) + 1);
+    byTenant.set(d.tenantId, (byTenant.get(d.tenantId) ?? 0) + 1);
+  }
+  return {
+    ...options,
+    limit: options.limit - taken.length,
+    inFlightByEndpoint: byEndpoint,
+    inFlightByTenant: byTenant,
+    inFlightIds: [...(options.inFlightIds ?? []), ...taken.map((d) => d.id)],
+  };
+}
+
+async function claimInTransaction(db: Kysely<Database>, options: ClaimOptions): Promise<Claim> {
   const { now, limit, perEndpointLimit } = options;
   if (limit <= 0) return { deliveries: [], capped: false };
   return db.transaction().execute(async (trx) => {
@@ -142,147 +183,4 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
       ...(withNextDue && leased.nextDue !== undefined ? { nextDue: leased.nextDue } : {}),
     };
   });
-}
-
-/** A leased delivery's row with its endpoint's, as leaseDeliveries reads them. */
-interface LeasedRow {
-  id: number;
-  tenant_id: number;
-  endpoint_id: number;
-  public_id: string;
-  event_type: string;
-  body: string;
-  attempt_count: number;
-  max_attempts: number | null;
-  counts_toward_pause: number;
-  url: string;
-  endpoint_public_id: string;
-  secret_encrypted: string;
-  previous_secret_encrypted: string | null;
-  previous_secret_expires_at: number | string | null;
-  headers: string | null;
-  next_due_at: number | string | null;
-  /** With `withNextDue`: the earliest due time of a queued delivery not leased, and the earliest lease's end. */
-  free_at?: number | string | null;
-  lease_ends_at?: number | string | null;
-}
-
-/**
- * What nextDueAt (delivery-queue.ts) reads, as two more columns of the lease's read: the earliest
- * due time of the queued deliveries not leased (or whose lease has run out), and the earliest end
- * of a lease of a queued delivery. `leased`: a condition true of the rows this claim leases, which
- * PostgreSQL's snapshot still shows unleased; `now` and `until` are parameters.
- */
-function nextDueColumns(now: string, until: string, leased: string | undefined): string {
-  const queued = "status in ('pending', 'retrying')";
-  const free = `(select min(next_attempt_at) from webhook_deliveries where ${queued} and (lease_until is null or lease_until < ${now})${leased ? ` and not (${leased})` : ''}) as free_at`;
-  const ends = `(select min(lease_until) from webhook_deliveries where ${queued} and lease_until >= ${now})`;
-  return `, ${free}, ${leased ? `least(${ends}, ${until})` : ends} as lease_ends_at`;
-}
-
-/**
- * PostgreSQL: the lease and the read in one statement, the ids as one array parameter (one text
- * for any number, so a named statement). The next due time is read from the statement's snapshot,
- * which the lease (not touching next_attempt_at) does not change.
- */
-const LEASE_AND_READ = (withNextDue: boolean) => `
-with leased as (
-  update webhook_deliveries set lease_owner = $1, lease_until = $2
-  where (tenant_id, id) in (select * from unnest($3::bigint[], $4::bigint[]))
-  returning id, tenant_id, endpoint_id, public_id, event_type, body, attempt_count, max_attempts,
-            counts_toward_pause, next_attempt_at
-)
-select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
-       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
-       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
-       (select min(next_attempt_at) from webhook_deliveries
-        where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > $5) as next_due_at
-       ${withNextDue ? nextDueColumns('$5', '$2', 'id = any($4::bigint[])') : ''}
-from leased d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
-order by d.next_attempt_at, d.id`;
-const LEASE_AND_READ_TEXTS = [LEASE_AND_READ(false), LEASE_AND_READ(true)] as const;
-
-/**
- * Leases these deliveries under `leaseToken` until `leaseUntil` and reads what sending them takes,
- * oldest first, with `nextDueAt`: when the next queued delivery falls due after `now` (answered
- * here rather than by another statement, for a worker left with capped deliveries).
- */
-async function leaseDeliveries(
-  trx: Kysely<Database>,
-  keys: readonly RowKey[],
-  lease: { token: string; until: number; now: number; withNextDue: boolean },
-): Promise<{ deliveries: ClaimedDelivery[]; nextDueAt: number | null; nextDue: number | null | undefined }> {
-  const rows = isPostgresDb(trx)
-    ? (
-        await trx.executeQuery<LeasedRow>(
-          CompiledQuery.raw(LEASE_AND_READ_TEXTS[lease.withNextDue ? 1 : 0], [
-            lease.token,
-            lease.until,
-            keys.map((k) => k.tenantId),
-            keys.map((k) => k.id),
-            lease.now,
-          ]),
-        )
-      ).rows
-    : await leaseOnSqlite(trx, keys, lease);
-  const deliveries = rows.map((r) => ({
-    id: r.id,
-    tenantId: r.tenant_id,
-    endpointId: r.endpoint_id,
-    publicId: r.public_id,
-    eventType: r.event_type,
-    body: r.body,
-    attemptCount: r.attempt_count,
-    maxAttempts: r.max_attempts,
-    countsTowardPause: r.counts_toward_pause === 1,
-    url: r.url,
-    endpointPublicId: r.endpoint_public_id,
-    secretEncrypted: r.secret_encrypted,
-    previousSecretEncrypted: r.previous_secret_encrypted,
-    previousSecretExpiresAt:
-      r.previous_secret_expires_at === null ? null : Number(r.previous_secret_expires_at),
-    customHeaders: parseCustomHeaders(r.headers),
-    leaseToken: lease.token,
-  }));
-  const time = (value: number | string | null | undefined) =>
-    value === null || value === undefined ? null : Number(value);
-  const first = rows[0];
-  const times = [time(first?.free_at), time(first?.lease_ends_at)].filter((t) => t !== null);
-  return {
-    deliveries,
-    nextDueAt: time(first?.next_due_at),
-    // No row read (the leased ones gone meanwhile): unknown, and the worker asks nextDueAt.
-    nextDue: first === undefined ? undefined : times.length > 0 ? Math.min(...times) : null,
-  };
-}
-
-/**
- * SQLite (no data-modifying WITH): the lease, then the read, in the claim's transaction. Each is
- * written out once, the ids as one JSON parameter, so neither is built anew per claim.
- */
-const SQLITE_LEASE = `update webhook_deliveries set lease_owner = ?, lease_until = ?
-  where id in (select value from json_each(?))`;
-const SQLITE_LEASED = (withNextDue: boolean) => `
-select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
-       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
-       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
-       (select min(next_attempt_at) from webhook_deliveries
-        where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > ?) as next_due_at
-       ${withNextDue ? nextDueColumns('?', '', undefined) : ''}
-from webhook_deliveries d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id
-where d.id in (select value from json_each(?))
-order by d.next_attempt_at, d.id`;
-const SQLITE_LEASED_TEXTS = [SQLITE_LEASED(false), SQLITE_LEASED(true)] as const;
-
-async function leaseOnSqlite(
-  trx: Kysely<Database>,
-  keys: readonly RowKey[],
-  lease: { token: string; until: number; now: number; withNextDue: boolean },
-): Promise<LeasedRow[]> {
-  const ids = JSON.stringify(keys.map((k) => k.id));
-  await trx.executeQuery(CompiledQuery.raw(SQLITE_LEASE, [lease.token, lease.until, ids]));
-  // better-sqlite3 takes no numbered parameters: `now` is given once for each place it stands.
-  const text = SQLITE_LEASED_TEXTS[lease.withNextDue ? 1 : 0];
-  const params = lease.withNextDue ? [lease.now, lease.now, lease.now, ids] : [lease.now, ids];
-  return (await trx.executeQuery<LeasedRow>(CompiledQuery.raw(text, params))).rows;
 }

@@ -15,6 +15,7 @@ import {
 import { systemClock } from '../../platform/clock.js';
 import { type DatabaseHandle, openDatabase } from '../../platform/db/database.js';
 import { claimDueDeliveries } from './delivery-claim.js';
+import { nextDueAt } from './delivery-queue.js';
 import { emitEvent, newDeliveryRow } from './outbox.js';
 import { insertDeliveries } from './webhook.repository.js';
 import { createDeliveryWorker, GLOBAL_CONCURRENCY, WORKER_POOL_SIZE } from './worker.js';
@@ -225,75 +226,146 @@ forEachDialect('fair delivery', (database) => {
     }
   });
 
-  it("reaches other tenants' due deliveries behind thousands of one endpoint's, each endpoint in order", async () => {
-    const busy = await tenant();
-    const other = await tenant();
-    const backlog = await endpoint(busy, `${receiver.origin}/backlog`);
-    const second = await endpoint(busy, `${receiver.origin}/second`);
-    const third = await endpoint(busy, `${receiver.origin}/third`);
-    const theirs = await endpoint(other, `${receiver.origin}/theirs`);
-    // Due times in this order: 3,000 of one endpoint, then 20 each of two more, then one of another tenant.
-    const start = t.clock.now() - 10_000;
-    let at = start;
-    const rows = (endpointId: number, count: number) =>
-      Array.from({ length: count }, () => ({
-        ...newDeliveryRow({ endpointId, type: 'harvest.batch.created', workspaceId: 'x', data: {}, now: at }),
-        next_attempt_at: at++,
-      }));
-    const insert = async (tenantId: number, all: ReturnType<typeof rows>) => {
-      for (let i = 0; i < all.length; i += 500) {
-        await insertDeliveries({ db: t.database.db, tenantId }, all.slice(i, i + 500));
-      }
-    };
-    await insert(busy.id, rows(backlog.id, 3000));
-    await insert(busy.id, [...rows(second.id, 20), ...rows(third.id, 20)]);
-    await insert(other.id, rows(theirs.id, 1));
+  for (const atOnce of [false, true]) {
+    it(`reaches other tenants' due deliveries behind thousands of one endpoint's, each endpoint in order${atOnce ? ' (tried in one statement first)' : ''}`, async () => {
+      const busy = await tenant();
+      const other = await tenant();
+      const backlog = await endpoint(busy, `${receiver.origin}/backlog`);
+      const second = await endpoint(busy, `${receiver.origin}/second`);
+      const third = await endpoint(busy, `${receiver.origin}/third`);
+      const theirs = await endpoint(other, `${receiver.origin}/theirs`);
+      // Due times in this order: 3,000 of one endpoint, then 20 each of two more, then one of another tenant.
+      const start = t.clock.now() - 10_000;
+      let at = start;
+      const rows = (endpointId: number, count: number) =>
+        Array.from({ length: count }, () => ({
+          ...newDeliveryRow({
+            endpointId,
+            type: 'harvest.batch.created',
+            workspaceId: 'x',
+            data: {},
+            now: at,
+          }),
+          next_attempt_at: at++,
+        }));
+      const insert = async (tenantId: number, all: ReturnType<typeof rows>) => {
+        for (let i = 0; i < all.length; i += 500) {
+          await insertDeliveries({ db: t.database.db, tenantId }, all.slice(i, i + 500));
+        }
+      };
+      await insert(busy.id, rows(backlog.id, 3000));
+      await insert(busy.id, [...rows(second.id, 20), ...rows(third.id, 20)]);
+      await insert(other.id, rows(theirs.id, 1));
 
-    const firstOf = async (endpointId: number, count: number) =>
-      (
-        await t.database.db
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('endpoint_id', '=', endpointId)
-          .orderBy('next_attempt_at')
-          .orderBy('id')
-          .limit(count)
-          .execute()
-      ).map((r) => r.id);
+      const firstOf = async (endpointId: number, count: number) =>
+        (
+          await t.database.db
+            .selectFrom('webhook_deliveries')
+            .select('id')
+            .where('endpoint_id', '=', endpointId)
+            .orderBy('next_attempt_at')
+            .orderBy('id')
+            .limit(count)
+            .execute()
+        ).map((r) => r.id);
+      const options = {
+        now: t.clock.now(),
+        leaseMs: 60_000,
+        owner: 'test-worker',
+        limit: 16,
+        perEndpointLimit: 4,
+        perTenantLimit: 8,
+        atOnce,
+      };
+      const first = await claimDueDeliveries(t.database.db, { ...options, inFlightByEndpoint: new Map() });
+      const ids = (endpointId: number) =>
+        first.deliveries.filter((d) => d.endpointId === endpointId).map((d) => d.id);
+      // The busy tenant gets its 8 (4 each from the two oldest endpoints, their oldest), the other tenant
+      // its one; the third endpoint waits for its tenant's share.
+      assert.deepEqual(ids(backlog.id), await firstOf(backlog.id, 4));
+      assert.deepEqual(ids(second.id), await firstOf(second.id, 4));
+      assert.deepEqual(ids(third.id), []);
+      assert.deepEqual(ids(theirs.id), await firstOf(theirs.id, 1));
+      assert.equal(first.capped, true);
+
+      // While those are in flight, nothing more of the busy tenant is claimed.
+      const count = (key: (d: (typeof first.deliveries)[number]) => number) => {
+        const counts = new Map<number, number>();
+        for (const d of first.deliveries) counts.set(key(d), (counts.get(key(d)) ?? 0) + 1);
+        return counts;
+      };
+      const again = await claimDueDeliveries(t.database.db, {
+        ...options,
+        limit: options.limit - first.deliveries.length,
+        inFlightByEndpoint: count((d) => d.endpointId),
+        inFlightByTenant: count((d) => d.tenantId),
+        inFlightIds: first.deliveries.map((d) => d.id),
+      });
+      assert.deepEqual(again.deliveries, []);
+      assert.equal(again.capped, true);
+    });
+  }
+
+  it('claims a shallow queue as the shares allow, and answers when the next delivery falls due', async () => {
+    const owner = await tenant();
+    const full = await endpoint(owner, `${receiver.origin}/full`);
+    const open = await endpoint(owner, `${receiver.origin}/open`);
+    const now = t.clock.now();
+    const row = (endpointId: number, at: number) => ({
+      ...newDeliveryRow({ endpointId, type: 'harvest.batch.created', workspaceId: 'x', data: {}, now }),
+      next_attempt_at: at,
+    });
+    await insertDeliveries({ db: t.database.db, tenantId: owner.id }, [
+      row(full.id, now - 2),
+      row(open.id, now - 1),
+      row(open.id, now + 5_000),
+    ]);
     const options = {
-      now: t.clock.now(),
+      now,
       leaseMs: 60_000,
       owner: 'test-worker',
-      limit: 16,
-      perEndpointLimit: 4,
-      perTenantLimit: 8,
+      limit: 8,
+      perEndpointLimit: 2,
+      atOnce: true,
     };
-    const first = await claimDueDeliveries(t.database.db, { ...options, inFlightByEndpoint: new Map() });
-    const ids = (endpointId: number) =>
-      first.deliveries.filter((d) => d.endpointId === endpointId).map((d) => d.id);
-    // The busy tenant gets its 8 (4 each from the two oldest endpoints, their oldest), the other tenant
-    // its one; the third endpoint waits for its tenant's share.
-    assert.deepEqual(ids(backlog.id), await firstOf(backlog.id, 4));
-    assert.deepEqual(ids(second.id), await firstOf(second.id, 4));
-    assert.deepEqual(ids(third.id), []);
-    assert.deepEqual(ids(theirs.id), await firstOf(theirs.id, 1));
-    assert.equal(first.capped, true);
-
-    // While those are in flight, nothing more of the busy tenant is claimed.
-    const count = (key: (d: (typeof first.deliveries)[number]) => number) => {
-      const counts = new Map<number, number>();
-      for (const d of first.deliveries) counts.set(key(d), (counts.get(key(d)) ?? 0) + 1);
-      return counts;
-    };
-    const again = await claimDueDeliveries(t.database.db, {
+    // The first endpoint has its two in flight here: its due delivery waits, and the claim says so.
+    const first = await claimDueDeliveries(t.database.db, {
       ...options,
-      limit: options.limit - first.deliveries.length,
-      inFlightByEndpoint: count((d) => d.endpointId),
-      inFlightByTenant: count((d) => d.tenantId),
+      inFlightByEndpoint: new Map([[full.id, 2]]),
+      inFlightByTenant: new Map([[owner.id, 2]]),
+    });
+    assert.deepEqual(
+      first.deliveries.map((d) => d.endpointId),
+      [open.id],
+    );
+    assert.equal(first.capped, true);
+    assert.equal(first.nextDueAt, now + 5_000);
+    // With room again, the waiting one goes; the one due later is the next due time.
+    const second = await claimDueDeliveries(t.database.db, {
+      ...options,
+      inFlightByEndpoint: new Map([[open.id, 1]]),
+      inFlightByTenant: new Map([[owner.id, 1]]),
       inFlightIds: first.deliveries.map((d) => d.id),
     });
-    assert.deepEqual(again.deliveries, []);
-    assert.equal(again.capped, true);
+    assert.deepEqual(
+      second.deliveries.map((d) => d.endpointId),
+      [full.id],
+    );
+    assert.equal(second.capped, false);
+    assert.equal(second.nextDue ?? (await nextDueAt(t.database.db, now)), now + 5_000);
+    // Nothing due now: nothing leased, and the same next due time (what the worker sleeps until).
+    const third = await claimDueDeliveries(t.database.db, {
+      ...options,
+      inFlightByEndpoint: new Map([
+        [open.id, 1],
+        [full.id, 1],
+      ]),
+      inFlightByTenant: new Map([[owner.id, 2]]),
+      inFlightIds: [...first.deliveries, ...second.deliveries].map((d) => d.id),
+    });
+    assert.deepEqual(third.deliveries, []);
+    assert.equal(third.capped, false);
+    assert.equal(third.nextDue ?? (await nextDueAt(t.database.db, now)), now + 5_000);
   });
 
   it('limits Send test per endpoint (429 with Retry-After) and allows it again once the limit frees', async () => {

@@ -87,6 +87,11 @@ export class DeliveryWorker implements BackgroundService {
   private queuedEndpoints: QueuedEndpoint[] | undefined;
   /** Counts the times the endpoints with queued deliveries may have changed. */
   private queuedEndpointsVersion = 0;
+  /**
+   * The last claim took fewer than it could and left nothing for a cap: the queue is shallow, and
+   * the next claim is tried in one statement first (PostgreSQL; claimDueDeliveries).
+   */
+  private queueShallow = false;
   private running = false;
   private loopDone: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -290,12 +295,14 @@ export class DeliveryWorker implements BackgroundService {
       inFlightByTenant: this.slots.byTenant,
       inFlightIds: this.slots.ids(),
       queuedEndpoints: known,
+      atOnce: this.queueShallow,
     });
     // Kept unless something may have queued deliveries since the claim began.
     if (result.queuedEndpoints && version === this.queuedEndpointsVersion) {
       this.queuedEndpoints = result.queuedEndpoints;
     }
     const { deliveries: claimed, capped, nextDueAt, nextDue } = result;
+    this.queueShallow = !capped && claimed.length < wanted;
     for (const delivery of claimed) this.slots.occupy(delivery, () => this.attempt(delivery, now + leaseMs));
     return { claimed, wanted, capped, nextDueAt, nextDue };
   }
