@@ -86,6 +86,11 @@ export interface Claim {
   nextDue?: number | null;
   /** The endpoints with queued deliveries, when this claim looked them up. */
   queuedEndpoints?: QueuedEndpoint[];
+  /**
+   * The claim failed after its one statement had leased `deliveries` (claimDueDeliveries): those are
+   * to be sent all the same, and this reported as the claim's failure.
+   */
+  error?: unknown;
 }
 
 /**
@@ -103,7 +108,13 @@ export async function claimDueDeliveries(db: Kysely<Database>, options: ClaimOpt
         return { deliveries, capped: false, ...(deliveries.length < options.limit ? { nextDue } : {}) };
       }
       // More may be due than this could take unchecked: the claim with its shares takes the rest.
-      const rest = await claimInTransaction(db, withTaken(options, first.deliveries));
+      let rest: Claim;
+      try {
+        rest = await claimInTransaction(db, withTaken(options, first.deliveries));
+      } catch (error) {
+        // Those leased already go (else their leases would hold them back until they run out).
+        return { deliveries: first.deliveries, capped: false, error };
+      }
       return { ...rest, deliveries: [...first.deliveries, ...rest.deliveries] };
     }
   }

@@ -3,6 +3,7 @@
 // test is limited per endpoint. The real worker and database, real sockets, a real HTTPS receiver.
 import assert from 'node:assert/strict';
 import { after, afterEach, before, it } from 'node:test';
+import { sql } from 'kysely';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, type TestTenant } from '../../../test/support/factories.js';
@@ -366,6 +367,64 @@ forEachDialect('fair delivery', (database) => {
     assert.deepEqual(third.deliveries, []);
     assert.equal(third.capped, false);
     assert.equal(third.nextDue ?? (await nextDueAt(t.database.db, now)), now + 5_000);
+  });
+
+  it('sends what the one statement leased when the claim for the rest fails', {
+    skip: database.dialect !== 'postgres' && 'the one-statement claim is PostgreSQL’s',
+  }, async () => {
+    const owner = await tenant();
+    const first = await endpoint(owner, `${receiver.origin}/first`);
+    const refused = await endpoint(owner, `${receiver.origin}/refused`);
+    const now = t.clock.now();
+    const row = (endpointId: number, at: number) => ({
+      ...newDeliveryRow({ endpointId, type: 'harvest.batch.created', workspaceId: 'x', data: {}, now }),
+      next_attempt_at: at,
+    });
+    await insertDeliveries({ db: t.database.db, tenantId: owner.id }, [
+      row(first.id, now - 2),
+      row(refused.id, now - 1),
+    ]);
+    // The second endpoint's deliveries cannot be leased: the claim's second part fails there.
+    const db = t.database.db;
+    await sql`create function refuse_lease() returns trigger language plpgsql as $$
+      begin
+        if new.endpoint_id = ${sql.lit(refused.id)} and new.lease_owner is distinct from old.lease_owner then
+          raise exception 'lease refused';
+        end if;
+        return new;
+      end $$`.execute(db);
+    await sql`create trigger refuse_lease before update on webhook_deliveries
+      for each row execute function refuse_lease()`.execute(db);
+    try {
+      // One endpoint's share is one delivery: the statement takes one, and more may be due.
+      const claim = await claimDueDeliveries(db, {
+        now,
+        leaseMs: 60_000,
+        owner: 'test-worker',
+        limit: 4,
+        perEndpointLimit: 1,
+        inFlightByEndpoint: new Map(),
+        atOnce: true,
+      });
+      assert.deepEqual(
+        claim.deliveries.map((d) => d.endpointId),
+        [first.id],
+      );
+      assert.match(String(claim.error), /lease refused/);
+      const leases = await db
+        .selectFrom('webhook_deliveries')
+        .select(['endpoint_id', 'lease_owner'])
+        .where('endpoint_id', 'in', [first.id, refused.id])
+        .orderBy('endpoint_id')
+        .execute();
+      assert.deepEqual(leases, [
+        { endpoint_id: first.id, lease_owner: claim.deliveries[0]!.leaseToken },
+        { endpoint_id: refused.id, lease_owner: null },
+      ]);
+    } finally {
+      await sql`drop trigger refuse_lease on webhook_deliveries`.execute(db);
+      await sql`drop function refuse_lease()`.execute(db);
+    }
   });
 
   it('limits Send test per endpoint (429 with Retry-After) and allows it again once the limit frees', async () => {

@@ -302,8 +302,9 @@ export class DeliveryWorker implements BackgroundService {
       this.queuedEndpoints = result.queuedEndpoints;
     }
     const { deliveries: claimed, capped, nextDueAt, nextDue } = result;
-    this.queueShallow = !capped && claimed.length < wanted;
+    this.queueShallow = !capped && claimed.length < wanted && result.error === undefined;
     for (const delivery of claimed) this.slots.occupy(delivery, () => this.attempt(delivery, now + leaseMs));
+    if (result.error !== undefined) throw result.error;
     return { claimed, wanted, capped, nextDueAt, nextDue };
   }
 
