@@ -32,6 +32,17 @@ interface LeasedRow {
   lease_ends_at?: number | string | null;
 }
 
+/** What the lease's read answers of a delivery (`d`) and its endpoint (`e`): LeasedRow. */
+const SENT_COLUMNS = `d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
+       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
+       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers`;
+
+/** What a lease's update returns of a delivery, for SENT_COLUMNS (columns of `prefix`). */
+const LEASED_COLUMNS = (prefix: string) =>
+  `${prefix}id, ${prefix}tenant_id, ${prefix}endpoint_id, ${prefix}public_id, ${prefix}event_type,
+   ${prefix}body, ${prefix}attempt_count, ${prefix}max_attempts, ${prefix}counts_toward_pause,
+   ${prefix}next_attempt_at`;
+
 /**
  * What nextDueAt (delivery-queue.ts) reads, as two more columns of the lease's read: the earliest
  * due time of the queued deliveries not leased (or whose lease has run out), and the earliest end
@@ -55,12 +66,9 @@ const LEASE_AND_READ = (withNextDue: boolean) => `
 with leased as (
   update webhook_deliveries set lease_owner = $1, lease_until = $2
   where (tenant_id, id) in (select * from unnest($3::bigint[], $4::bigint[]))
-  returning id, tenant_id, endpoint_id, public_id, event_type, body, attempt_count, max_attempts,
-            counts_toward_pause, next_attempt_at
+  returning ${LEASED_COLUMNS('')}
 )
-select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
-       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
-       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
+select ${SENT_COLUMNS},
        (select min(next_attempt_at) from webhook_deliveries
         where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > $5) as next_due_at
        ${withNextDue ? nextDueColumns('$5', '$2', 'id = any($4::bigint[])') : ''}
@@ -79,21 +87,18 @@ const LEASE_AND_READ_TEXTS = [LEASE_AND_READ(false), LEASE_AND_READ(true)] as co
 const CLAIM_AT_ONCE = `
 with due as (
   select d.tenant_id, d.id from webhook_deliveries d
-  where ${DUE_NOW('d')} and d.id <> all($2::bigint[]) and d.endpoint_id <> all($3::bigint[])
+  where ${dueNow('d')} and d.id <> all($2::bigint[]) and d.endpoint_id <> all($3::bigint[])
   order by d.next_attempt_at, d.id
   limit $4
   for update of d skip locked
 ), leased as (
   update webhook_deliveries w set lease_owner = $5, lease_until = $6
   from due where w.tenant_id = due.tenant_id and w.id = due.id
-  returning w.id, w.tenant_id, w.endpoint_id, w.public_id, w.event_type, w.body, w.attempt_count,
-            w.max_attempts, w.counts_toward_pause, w.next_attempt_at
+  returning ${LEASED_COLUMNS('w.')}
 )
-select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
-       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
-       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
+select ${SENT_COLUMNS},
        exists (select 1 from webhook_deliveries o
-               where ${DUE_NOW('o')} and o.endpoint_id = any($3::bigint[]) and o.id <> all($2::bigint[])) as left_out_due
+               where ${dueNow('o')} and o.endpoint_id = any($3::bigint[]) and o.id <> all($2::bigint[])) as left_out_due
        ${nextDueColumns('$1', '(select $6::bigint from due limit 1)', 'id in (select id from due)')}
 from (select 1) as one
 left join (leased d join webhook_endpoints e on e.tenant_id = d.tenant_id and e.id = d.endpoint_id) on true
@@ -103,7 +108,7 @@ order by d.next_attempt_at, d.id`;
  * What oldestDue (delivery-queue.ts) finds, for a table alias: queued, due at `$1`, not leased (or
  * its lease run out), and not held back by its paused endpoint (test messages never are).
  */
-function DUE_NOW(alias: string): string {
+function dueNow(alias: string): string {
   return `${alias}.status in ('pending', 'retrying') and ${alias}.next_attempt_at <= $1
     and (${alias}.lease_until is null or ${alias}.lease_until < $1)
     and (${alias}.counts_toward_pause = 0 or exists (select 1 from webhook_endpoints pe
@@ -216,9 +221,7 @@ function claimedFrom(r: LeasedRow, leaseToken: string): ClaimedDelivery {
 const SQLITE_LEASE = `update webhook_deliveries set lease_owner = ?, lease_until = ?
   where id in (select value from json_each(?))`;
 const SQLITE_LEASED = (withNextDue: boolean) => `
-select d.id, d.tenant_id, d.endpoint_id, d.public_id, d.event_type, d.body, d.attempt_count,
-       d.max_attempts, d.counts_toward_pause, e.url, e.public_id as endpoint_public_id,
-       e.secret_encrypted, e.previous_secret_encrypted, e.previous_secret_expires_at, e.headers,
+select ${SENT_COLUMNS},
        (select min(next_attempt_at) from webhook_deliveries
         where webhook_deliveries.status in ('pending', 'retrying') and next_attempt_at > ?) as next_due_at
        ${withNextDue ? nextDueColumns('?', '', undefined) : ''}

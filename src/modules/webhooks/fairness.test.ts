@@ -73,6 +73,16 @@ forEachDialect('fair delivery', (database) => {
     return receivers;
   }
 
+  /** Queues a delivery for each [endpoint, due time], created at `now`. */
+  const queue = (tenantId: number, now: number, due: [endpointId: number, at: number][]) =>
+    insertDeliveries(
+      { db: t.database.db, tenantId },
+      due.map(([endpointId, at]) => ({
+        ...newDeliveryRow({ endpointId, type: 'harvest.batch.created', workspaceId: 'x', data: {}, now }),
+        next_attempt_at: at,
+      })),
+    );
+
   /** `count` events of the tenant, in one transaction: one delivery per endpoint each. */
   const emit = (tenantId: number, count: number) =>
     t.database.db.transaction().execute(async (trx) => {
@@ -312,14 +322,10 @@ forEachDialect('fair delivery', (database) => {
     const full = await endpoint(owner, `${receiver.origin}/full`);
     const open = await endpoint(owner, `${receiver.origin}/open`);
     const now = t.clock.now();
-    const row = (endpointId: number, at: number) => ({
-      ...newDeliveryRow({ endpointId, type: 'harvest.batch.created', workspaceId: 'x', data: {}, now }),
-      next_attempt_at: at,
-    });
-    await insertDeliveries({ db: t.database.db, tenantId: owner.id }, [
-      row(full.id, now - 2),
-      row(open.id, now - 1),
-      row(open.id, now + 5_000),
+    await queue(owner.id, now, [
+      [full.id, now - 2],
+      [open.id, now - 1],
+      [open.id, now + 5_000],
     ]);
     const options = {
       now,
@@ -376,13 +382,9 @@ forEachDialect('fair delivery', (database) => {
     const first = await endpoint(owner, `${receiver.origin}/first`);
     const refused = await endpoint(owner, `${receiver.origin}/refused`);
     const now = t.clock.now();
-    const row = (endpointId: number, at: number) => ({
-      ...newDeliveryRow({ endpointId, type: 'harvest.batch.created', workspaceId: 'x', data: {}, now }),
-      next_attempt_at: at,
-    });
-    await insertDeliveries({ db: t.database.db, tenantId: owner.id }, [
-      row(first.id, now - 2),
-      row(refused.id, now - 1),
+    await queue(owner.id, now, [
+      [first.id, now - 2],
+      [refused.id, now - 1],
     ]);
     // The second endpoint's deliveries cannot be leased: the claim's second part fails there.
     const db = t.database.db;
