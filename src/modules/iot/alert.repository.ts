@@ -18,10 +18,24 @@ export interface AlertFilter {
   acknowledged?: boolean | undefined;
 }
 
-export async function insertAlert(
-  scope: Scope,
-  alert: Omit<Insertable<IotAlertsTable>, 'id' | 'tenant_id'>,
-): Promise<number> {
+/** A new alert's row: what ingestion stores (alert.service.ts's raisedAlertRow). */
+export type AlertInsert = Required<
+  Pick<
+    Insertable<IotAlertsTable>,
+    | 'rule_id'
+    | 'device_id'
+    | 'metric'
+    | 'value'
+    | 'threshold'
+    | 'operator'
+    | 'severity'
+    | 'message'
+    | 'recorded_at'
+    | 'created_at'
+  >
+>;
+
+export async function insertAlert(scope: Scope, alert: AlertInsert): Promise<number> {
   const row = await insertScoped(scope, 'iot_alerts', alert).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }

@@ -9,6 +9,7 @@ import type { ListAnswer } from '../../platform/resource/paging.js';
 import { emitEvent, type OutboxDeps } from '../webhooks/outbox.js';
 import { toAlertAnswer } from './alert.presenter.js';
 import {
+  type AlertInsert,
   acknowledgeAlertOnce,
   findActiveAlertId,
   findAlert,
@@ -60,14 +61,8 @@ export async function acknowledgeAlert(ctx: RequestContext, id: number) {
   return getAlert(ctx, id);
 }
 
-/** Stores the alert and raises `iot.alert.raised` in the caller's transaction; answers its id. */
-export async function raiseAlert(
-  deps: OutboxDeps,
-  tx: Scope,
-  alert: RaisedAlert,
-  parcelIds: number[],
-  now: number,
-): Promise<number> {
+/** The row of a raised alert, as stored (its message rendered from the rule's). */
+export function raisedAlertRow(alert: RaisedAlert, now: number): AlertInsert {
   const { rule, device, reading } = alert;
   const message = renderAlertMessage(rule.message, {
     device_code: device.code,
@@ -78,7 +73,7 @@ export async function raiseAlert(
     operator: rule.operator,
     severity: rule.severity,
   });
-  const alertId = await insertAlert(tx, {
+  return {
     rule_id: rule.id,
     device_id: device.id,
     metric: reading.metric,
@@ -89,7 +84,33 @@ export async function raiseAlert(
     message,
     recorded_at: reading.recordedAt,
     created_at: now,
-  });
+  };
+}
+
+/** Stores the alert and raises `iot.alert.raised` in the caller's transaction; answers its id. */
+export async function raiseAlert(
+  deps: OutboxDeps,
+  tx: Scope,
+  alert: RaisedAlert,
+  parcelIds: number[],
+  now: number,
+): Promise<number> {
+  const row = raisedAlertRow(alert, now);
+  const alertId = await insertAlert(tx, row);
+  await announceRaisedAlert(deps, tx, alert, row, alertId, parcelIds);
+  return alertId;
+}
+
+/** Raises `iot.alert.raised` for an alert stored as `row` with the id `alertId`. */
+export async function announceRaisedAlert(
+  deps: OutboxDeps,
+  tx: Scope,
+  alert: RaisedAlert,
+  row: AlertInsert,
+  alertId: number,
+  parcelIds: number[],
+): Promise<void> {
+  const { rule, device, reading } = alert;
   await emitEvent(deps, tx, 'iot.alert.raised', {
     alert_id: alertId,
     device_id: device.id,
@@ -100,11 +121,10 @@ export async function raiseAlert(
     value: reading.value,
     threshold: rule.threshold,
     severity: rule.severity,
-    message,
+    message: row.message,
     rule_id: rule.id,
     recorded_at: new Date(reading.recordedAt).toISOString(),
   });
-  return alertId;
 }
 
 /** A reading that cleared an active alert: the rule, the device, the reading, and the alert if known. */

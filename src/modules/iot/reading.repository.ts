@@ -3,6 +3,7 @@ import { CompiledQuery, type Selectable } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
+import type { AlertInsert } from './alert.repository.js';
 import { markHeard } from './device.repository.js';
 import {
   addToRollups,
@@ -126,33 +127,65 @@ export async function storeReadingsAtOnce(
  * PostgreSQL: the readings of devices the transaction has locked, stored with their roll-ups and
  * heartbeats in one statement, which also answers the devices' parcels (an alert's or an
  * `iot.device.online`'s data may need them). $1 the tenant, $2-$5 the readings as arrays, $6 the
- * time received (and heard from), seven arrays per roll-up level from $7, then the devices.
+ * time received (and heard from), seven arrays per roll-up level from $7, then the devices, and
+ * with alerts ten arrays of their columns (ALERT_COLUMNS).
  */
 const DEVICES_PARAM = `$${7 + LEVELS.length * 7}::integer[]`;
-const HEARD_SQL =
-  'with stored as (insert into iot_readings (tenant_id, device_id, metric, value, recorded_at, received_at) ' +
-  'select $1, r.device_id, r.metric, r.value, r.recorded_at, $6::bigint ' +
-  'from unnest($2::integer[], $3::text[], $4::float8[], $5::bigint[]) with ordinality ' +
-  'as r(device_id, metric, value, recorded_at, n) order by r.n returning id), ' +
-  LEVELS.map((bucket, i) => `rollup_${bucket} as (${upsertFromArrays(bucket, 7 + i * 7)}), `).join('') +
-  'heard as (update iot_devices set last_heartbeat_at = case when last_heartbeat_at is null ' +
-  'or last_heartbeat_at < $6 then $6 else last_heartbeat_at end, is_online = 1, offline_at = null ' +
-  `where tenant_id = $1 and id = any(${DEVICES_PARAM}) and deleted_at is null) ` +
-  'select array(select id from stored order by id) as ids, ' +
-  '(select coalesce(json_agg(json_build_array(p.device_id, p.parcel_id) order by p.device_id, p.parcel_id), ' +
-  `'[]') from iot_device_parcels p where p.tenant_id = $1 and p.device_id = any(${DEVICES_PARAM})) as parcels`;
+/** The first parameter of HEARD_SQL's alerts: ten arrays, one per column of ALERT_COLUMNS. */
+const ALERTS_FROM = 8 + LEVELS.length * 7;
+const ALERT_COLUMNS = [
+  ['rule_id', 'integer'],
+  ['device_id', 'integer'],
+  ['metric', 'text'],
+  ['value', 'float8'],
+  ['threshold', 'float8'],
+  ['operator', 'text'],
+  ['severity', 'text'],
+  ['message', 'text'],
+  ['recorded_at', 'bigint'],
+  ['created_at', 'bigint'],
+] as const satisfies readonly (readonly [keyof AlertInsert, string])[];
+
+/** HEARD_SQL, with the batch's new alerts stored too when `alerts` (their ids answered in order). */
+function heardSql(alerts: boolean): string {
+  const names = ALERT_COLUMNS.map(([name]) => name).join(', ');
+  return (
+    'with stored as (insert into iot_readings (tenant_id, device_id, metric, value, recorded_at, received_at) ' +
+    'select $1, r.device_id, r.metric, r.value, r.recorded_at, $6::bigint ' +
+    'from unnest($2::integer[], $3::text[], $4::float8[], $5::bigint[]) with ordinality ' +
+    'as r(device_id, metric, value, recorded_at, n) order by r.n returning id), ' +
+    LEVELS.map((bucket, i) => `rollup_${bucket} as (${upsertFromArrays(bucket, 7 + i * 7)}), `).join('') +
+    (alerts
+      ? `raised as (insert into iot_alerts (tenant_id, ${names}) select $1, ${names} from unnest(` +
+        ALERT_COLUMNS.map(([, type], i) => `$${ALERTS_FROM + i}::${type}[]`).join(', ') +
+        `) with ordinality as a(${names}, n) order by a.n returning id), `
+      : '') +
+    'heard as (update iot_devices set last_heartbeat_at = case when last_heartbeat_at is null ' +
+    'or last_heartbeat_at < $6 then $6 else last_heartbeat_at end, is_online = 1, offline_at = null ' +
+    `where tenant_id = $1 and id = any(${DEVICES_PARAM}) and deleted_at is null) ` +
+    'select array(select id from stored order by id) as ids, ' +
+    (alerts ? 'array(select id from raised order by id) as alert_ids, ' : '') +
+    '(select coalesce(json_agg(json_build_array(p.device_id, p.parcel_id) order by p.device_id, p.parcel_id), ' +
+    `'[]') from iot_device_parcels p where p.tenant_id = $1 and p.device_id = any(${DEVICES_PARAM})) as parcels`
+  );
+}
+const HEARD_SQL = heardSql(false);
+const HEARD_WITH_ALERTS_SQL = heardSql(true);
 
 /**
  * The accepted readings of a batch whose devices the transaction has locked (and read): stored,
  * added to the roll-ups, and counted as the devices' heartbeats (markHeard). Answers the readings'
- * ids in the batch's order, and on PostgreSQL, where it is all one statement, the devices' parcels.
+ * ids in the batch's order, and on PostgreSQL, where it is all one statement, the devices' parcels;
+ * there it also stores `alerts` (the batch's raised alerts, when the caller can store them before
+ * its other alert writes) and answers their ids in order. On SQLite `alerts` are left to the caller.
  */
 export async function storeHeardReadings(
   scope: Scope,
   rows: readonly ReadingInsert[],
   deviceIds: readonly number[],
   now: number,
-): Promise<{ ids: number[]; parcels?: Map<number, number[]> }> {
+  alerts: readonly AlertInsert[] = [],
+): Promise<{ ids: number[]; parcels?: Map<number, number[]>; alertIds?: number[] }> {
   if (!isPostgresDb(scope.db)) {
     const ids = await insertReadings(scope, rows);
     await addToRollups(scope, rows);
@@ -169,13 +202,16 @@ export async function storeHeardReadings(
   ];
   for (const bucket of LEVELS) parameters.push(...bucketArrays(rollUp(rows, bucket), (id) => id));
   parameters.push(deviceIds);
-  const result = await scope.db.executeQuery<{ ids: (string | number)[]; parcels: [number, number][] }>(
-    CompiledQuery.raw(HEARD_SQL, parameters),
-  );
-  const { ids, parcels: pairs } = result.rows[0]!;
+  if (alerts.length > 0) for (const [name] of ALERT_COLUMNS) parameters.push(alerts.map((a) => a[name]));
+  const result = await scope.db.executeQuery<{
+    ids: (string | number)[];
+    alert_ids?: (string | number)[];
+    parcels: [number, number][];
+  }>(CompiledQuery.raw(alerts.length > 0 ? HEARD_WITH_ALERTS_SQL : HEARD_SQL, parameters));
+  const { ids, alert_ids: alertIds, parcels: pairs } = result.rows[0]!;
   const parcels = new Map<number, number[]>(deviceIds.map((id) => [id, []]));
   for (const [device, parcel] of pairs) parcels.get(device)?.push(parcel);
-  return { ids: ids.map(Number), parcels };
+  return { ids: ids.map(Number), parcels, ...(alertIds ? { alertIds: alertIds.map(Number) } : {}) };
 }
 
 export interface StoredReading {

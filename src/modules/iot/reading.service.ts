@@ -9,8 +9,8 @@ import { type FieldError, notFound, validationFailed } from '../../platform/erro
 import { alertsRaised, readingsIngested } from '../../platform/metrics.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import type { ListQueryOf } from '../../platform/resource/paging.js';
-import { EndpointsOfTransaction, type OutboxDeps } from '../webhooks/outbox.js';
-import { raiseAlert, resolveAlert } from './alert.service.js';
+import { DeliveriesOfTransaction, EndpointsOfTransaction, type OutboxDeps } from '../webhooks/outbox.js';
+import { announceRaisedAlert, raiseAlert, raisedAlertRow, resolveAlert } from './alert.service.js';
 import {
   announceBackOnline,
   type DeviceRow,
@@ -29,7 +29,13 @@ import {
 } from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
 import { RecentSet } from './recent-set.js';
-import { type RuleRow, rulesAndStatesFor, saveRuleStates, stateKey } from './rule.repository.js';
+import {
+  type RuleRow,
+  ruleStatesWrite,
+  rulesAndStatesFor,
+  saveRuleStates,
+  stateKey,
+} from './rule.repository.js';
 import {
   INITIAL_STATE,
   METRIC_PATTERN,
@@ -124,6 +130,22 @@ interface LifecycleStep {
 function ruleApplies(rule: RuleRow, device: DeviceRow, metric: string): boolean {
   if (rule.metric !== metric) return false;
   return rule.device_id === device.id || (rule.zone_id !== null && rule.zone_id === device.zone_id);
+}
+
+/**
+ * Whether a batch's raised alerts can be stored before its steps run (with its readings, on
+ * PostgreSQL): only when every resolve knows its alert's id. A resolve that does not looks for
+ * the newest active alert of its rule and device, which an alert raised later in the batch, stored
+ * first, would then be.
+ */
+function alertsCanGoFirst(steps: readonly LifecycleStep[], states: ReadonlyMap<string, RuleState>): boolean {
+  if (!steps.some((step) => step.kind === 'raise')) return false;
+  const known = new Map([...states].map(([key, state]) => [key, state.activeAlertId !== null]));
+  for (const step of steps) {
+    if (step.kind === 'resolve' && known.get(step.key) !== true) return false;
+    known.set(step.key, step.kind === 'raise');
+  }
+  return true;
 }
 
 /**
@@ -283,9 +305,14 @@ async function ingestAccepted(
     }
   }
 
-  // The devices were read under lock: those the sweeper had marked offline are back online.
+  // The devices were read under lock: those the sweeper had marked offline are back online. On
+  // PostgreSQL the batch's new alerts are stored with its readings when they can go first.
   const heardIds = heardFrom.map((d) => d.id);
-  const stored = await storeHeardReadings(tx, readingRows(accepted, now), heardIds, now);
+  const raisedFirst =
+    isPostgresDb(tx.db) && alertsCanGoFirst(steps, states)
+      ? steps.filter((step) => step.kind === 'raise').map((step) => raisedAlertRow(step, now))
+      : [];
+  const stored = await storeHeardReadings(tx, readingRows(accepted, now), heardIds, now, raisedFirst);
   const ids = stored.ids;
   await announceBackOnline(tx, heardFrom, now, stored.parcels);
 
@@ -298,12 +325,24 @@ async function ingestAccepted(
   const resolvedBy = new Map<number, number[]>();
   const note = (map: Map<number, number[]>, index: number, id: number) =>
     map.set(index, [...(map.get(index) ?? []), id]);
-  // The batch's events read the endpoints once (ingestion changes none).
-  const eventDeps = { ...deps, endpoints: new EndpointsOfTransaction() };
+  // The batch's events read the endpoints once (ingestion changes none), and their deliveries are
+  // queued together at the end, with the rule states on PostgreSQL (one statement).
+  const deliveries = new DeliveriesOfTransaction();
+  const eventDeps = { ...deps, endpoints: new EndpointsOfTransaction(), deliveries };
+  let raisedCount = 0;
   for (const step of steps) {
     const parcelIds = parcels.get(step.device.id) ?? [];
     if (step.kind === 'raise') {
-      const id = await raiseAlert(eventDeps, tx, step, parcelIds, now);
+      const storedId = stored.alertIds?.[raisedCount];
+      const row = raisedFirst[raisedCount];
+      raisedCount += 1;
+      let id: number;
+      if (storedId !== undefined && row !== undefined) {
+        id = storedId;
+        await announceRaisedAlert(eventDeps, tx, step, row, id, parcelIds);
+      } else {
+        id = await raiseAlert(eventDeps, tx, step, parcelIds, now);
+      }
       raisedSeverities.push(step.rule.severity);
       activeIds.set(step.key, id);
       note(raisedBy, step.reading.index, id);
@@ -314,15 +353,14 @@ async function ingestAccepted(
       if (id !== null) note(resolvedBy, step.reading.index, id);
     }
   }
-  await saveRuleStates(
-    tx,
-    [...changed].map(([key, { ruleId, deviceId, state }]) => ({
-      ruleId,
-      deviceId,
-      state: { ...state, activeAlertId: state.breached ? (activeIds.get(key) ?? null) : null },
-    })),
-    now,
-  );
+  const savedStates = [...changed].map(([key, { ruleId, deviceId, state }]) => ({
+    ruleId,
+    deviceId,
+    state: { ...state, activeAlertId: state.breached ? (activeIds.get(key) ?? null) : null },
+  }));
+  const statesWrite = ruleStatesWrite(tx, savedStates, now);
+  await deliveries.flush(tx, statesWrite);
+  if (!statesWrite) await saveRuleStates(tx, savedStates, now);
 
   for (const [position, { reading }] of accepted.entries()) {
     results[reading.index] = {

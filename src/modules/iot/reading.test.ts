@@ -144,6 +144,103 @@ forEachDialect('IoT readings and alerts', (database) => {
       assert.equal((await api.get(`/api/iot/devices/${d.id}/readings`)).body.length, 4);
     });
 
+    it('raises and resolves alerts one after another in one batch: each event with its alert, in order', async () => {
+      // Outside any zone: no other test's rule reaches it. The endpoint is removed at the end.
+      const d = await device('turns-1', { zone_id: null });
+      await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+      });
+      const hook = await api.post('/api/webhooks', {
+        json: { url: 'https://93.184.215.14/hook', events: ['iot.alert.raised', 'iot.alert.resolved'] },
+      });
+      assert.equal(hook.status, 201, hook.text);
+      const at = (s: number) => new Date(Date.UTC(2026, 1, 1, 0, 0, s)).toISOString();
+      const reading = (value: number, s: number) => ({
+        device_code: 'turns-1',
+        metric: 'temperature',
+        value,
+        recorded_at: at(s),
+      });
+      const events = async () =>
+        (
+          await t.database.db
+            .selectFrom('webhook_deliveries')
+            .select(['event_type', 'body'])
+            .where('tenant_id', '=', f.farm.id)
+            .orderBy('id')
+            .execute()
+        )
+          .map((row) => ({ type: row.event_type, data: JSON.parse(row.body).data }))
+          .filter((event) => event.data.device_code === 'turns-1')
+          .map((event) => `${event.type} ${event.data.alert_id}`);
+      try {
+        const res = await send([
+          reading(31, 1),
+          reading(20, 2),
+          reading(35, 3),
+          reading(10, 4),
+          reading(40, 5),
+        ]);
+        assert.equal(res.status, 200, res.text);
+        const results = res.body.data.results as { alert_ids: number[]; resolved_alert_ids: number[] }[];
+        const [a, b, c] = [results[0]!.alert_ids[0], results[2]!.alert_ids[0], results[4]!.alert_ids[0]];
+        assert.ok(a !== undefined && b !== undefined && c !== undefined && a < b && b < c);
+        assert.deepEqual(
+          results.map((r) => [r.alert_ids, r.resolved_alert_ids]),
+          [
+            [[a], []],
+            [[], [a]],
+            [[b], []],
+            [[], [b]],
+            [[c], []],
+          ],
+        );
+        assert.deepEqual(await events(), [
+          `iot.alert.raised ${a}`,
+          `iot.alert.resolved ${a}`,
+          `iot.alert.raised ${b}`,
+          `iot.alert.resolved ${b}`,
+          `iot.alert.raised ${c}`,
+        ]);
+        const listed = async () =>
+          ((await api.get(`/api/iot/alerts?device_id=${d.id}`)).body as { id: number; status: string }[])
+            .map((alert) => `${alert.id} ${alert.status}`)
+            .sort();
+        assert.deepEqual(await listed(), [`${a} resolved`, `${b} resolved`, `${c} active`].sort());
+
+        // The rule's state kept the last alert: the next batch resolves it.
+        const next = await send([reading(5, 6)]);
+        assert.deepEqual(next.body.data.results[0].resolved_alert_ids, [c]);
+
+        // A state that lost its alert's id: the resolve looks for the newest active alert of the
+        // rule and device, which must be the one raised before this batch, not the batch's own.
+        const again = await send([reading(50, 7)]);
+        const old = again.body.data.results[0].alert_ids[0] as number;
+        await t.database.db
+          .updateTable('iot_rule_states')
+          .set({ active_alert_id: null })
+          .where('tenant_id', '=', f.farm.id)
+          .where('device_id', '=', d.id)
+          .execute();
+        const turn = await send([reading(10, 8), reading(60, 9)]);
+        assert.equal(turn.status, 200, turn.text);
+        const fresh = turn.body.data.results[1].alert_ids[0] as number;
+        assert.deepEqual(turn.body.data.results[0].resolved_alert_ids, [old]);
+        assert.ok(fresh > old);
+        assert.deepEqual((await events()).slice(-2), [
+          `iot.alert.resolved ${old}`,
+          `iot.alert.raised ${fresh}`,
+        ]);
+        const active = (await api.get(`/api/iot/alerts?device_id=${d.id}&status=active`)).body;
+        assert.deepEqual(
+          active.map((alert: { id: number }) => alert.id),
+          [fresh],
+        );
+      } finally {
+        await api.delete(`/api/webhooks/${hook.body.data.id}`);
+      }
+    });
+
     it('rejects bad readings one by one and keeps the good ones of the batch', async () => {
       const d = await device('mixed-1');
       const res = await send([

@@ -136,31 +136,49 @@ export async function rulesAndStatesFor(
   return { rules, states };
 }
 
+/** Rule states written by one statement at most. */
+const STATES_PER_STATEMENT = 200;
+
+type SavedState = { ruleId: number; deviceId: number; state: RuleState };
+
+/** The upsert of rules' states for their devices (at most STATES_PER_STATEMENT of them). */
+function ruleStatesUpsert(scope: Scope, states: readonly SavedState[], now: number) {
+  const rows = states.map(({ ruleId, deviceId, state }) => ({
+    rule_id: ruleId,
+    device_id: deviceId,
+    breached: state.breached ? 1 : 0,
+    last_recorded_at: state.lastRecordedAt ?? 0,
+    pending_since: state.pendingSince,
+    active_alert_id: state.activeAlertId,
+    updated_at: now,
+  }));
+  return insertScoped(scope, 'iot_rule_states', rows).onConflict((oc) =>
+    oc.columns(['tenant_id', 'rule_id', 'device_id']).doUpdateSet((eb) => ({
+      breached: eb.ref('excluded.breached'),
+      last_recorded_at: eb.ref('excluded.last_recorded_at'),
+      pending_since: eb.ref('excluded.pending_since'),
+      active_alert_id: eb.ref('excluded.active_alert_id'),
+      updated_at: eb.ref('excluded.updated_at'),
+    })),
+  );
+}
+
 export async function saveRuleStates(
   scope: Scope,
-  states: readonly { ruleId: number; deviceId: number; state: RuleState }[],
+  states: readonly SavedState[],
   now: number,
 ): Promise<void> {
-  for (let i = 0; i < states.length; i += 200) {
-    const rows = states.slice(i, i + 200).map(({ ruleId, deviceId, state }) => ({
-      rule_id: ruleId,
-      device_id: deviceId,
-      breached: state.breached ? 1 : 0,
-      last_recorded_at: state.lastRecordedAt ?? 0,
-      pending_since: state.pendingSince,
-      active_alert_id: state.activeAlertId,
-      updated_at: now,
-    }));
-    await insertScoped(scope, 'iot_rule_states', rows)
-      .onConflict((oc) =>
-        oc.columns(['tenant_id', 'rule_id', 'device_id']).doUpdateSet((eb) => ({
-          breached: eb.ref('excluded.breached'),
-          last_recorded_at: eb.ref('excluded.last_recorded_at'),
-          pending_since: eb.ref('excluded.pending_since'),
-          active_alert_id: eb.ref('excluded.active_alert_id'),
-          updated_at: eb.ref('excluded.updated_at'),
-        })),
-      )
-      .execute();
+  for (let i = 0; i < states.length; i += STATES_PER_STATEMENT) {
+    await ruleStatesUpsert(scope, states.slice(i, i + STATES_PER_STATEMENT), now).execute();
   }
+}
+
+/**
+ * saveRuleStates as one statement's write, for a statement that makes it with others
+ * (DeliveriesOfTransaction.flush); undefined when there is nothing to save or more than one
+ * statement's worth (then saveRuleStates).
+ */
+export function ruleStatesWrite(scope: Scope, states: readonly SavedState[], now: number) {
+  if (states.length === 0 || states.length > STATES_PER_STATEMENT) return undefined;
+  return ruleStatesUpsert(scope, states, now);
 }

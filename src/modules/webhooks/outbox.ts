@@ -3,12 +3,14 @@
 import type { Clock } from '../../platform/clock.js';
 import { isPostgresDb } from '../../platform/db/database.js';
 import { inTransaction, type Scope } from '../../platform/db/scope.js';
+import type { Database } from '../../platform/db/types.js';
 import { prefixedId } from '../../platform/ids.js';
 import { writeEventMail } from '../notifications/mail-outbox.js';
 import { notifyDeliveryWorkers, wakeUpNotice } from './delivery-wake-up.js';
 import { passesFilters } from './endpoint-filters.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
 import {
+  type AlongsideWrite,
   type DeliveryInsert,
   type EndpointsOfTransaction,
   insertDeliveries,
@@ -17,7 +19,7 @@ import {
 
 export type { EventType } from './events.js';
 export { EVENT_TYPES } from './events.js';
-export { EndpointsOfTransaction } from './webhook.repository.js';
+export { type AlongsideWrite, EndpointsOfTransaction } from './webhook.repository.js';
 
 export interface OutboxDeps {
   clock: Clock;
@@ -26,6 +28,48 @@ export interface OutboxDeps {
    * transaction that emits many events and changes no endpoint.
    */
   endpoints?: EndpointsOfTransaction | undefined;
+  /**
+   * The transaction's deliveries, queued together once it has emitted every event
+   * (DeliveriesOfTransaction), instead of each event's at once.
+   */
+  deliveries?: DeliveriesOfTransaction | undefined;
+}
+
+/** Deliveries in one statement at most: within both databases' limits on a statement's parameters. */
+const DELIVERIES_PER_STATEMENT = 500;
+
+/**
+ * The deliveries of one transaction's events, queued by flush once it has emitted them all: a
+ * batch of readings that raises and resolves many alerts queues them in one insert, not one per
+ * event, wakes the workers once, and on PostgreSQL the same statement makes the caller's last
+ * write (its rule states) and the NOTIFY. Only for a transaction that reads none of its own
+ * deliveries before flush; the rows keep the order of their events.
+ */
+export class DeliveriesOfTransaction {
+  private rows: DeliveryInsert[] = [];
+
+  add(rows: readonly DeliveryInsert[]): void {
+    this.rows.push(...rows);
+  }
+
+  /** Queues the deliveries added, and makes `write` (in their last statement on PostgreSQL). */
+  async flush<T extends keyof Database>(tx: Scope, write?: AlongsideWrite<T>): Promise<void> {
+    const rows = this.rows;
+    this.rows = [];
+    const pending = rows.filter((r) => r.status === 'pending').map((r) => r.endpoint_id);
+    const postgres = isPostgresDb(tx.db);
+    for (let i = 0; i < rows.length; i += DELIVERIES_PER_STATEMENT) {
+      const chunk = rows.slice(i, i + DELIVERIES_PER_STATEMENT);
+      const last = i + DELIVERIES_PER_STATEMENT >= rows.length;
+      if (postgres && last) {
+        await insertDeliveries(tx, chunk, pending.length > 0 ? wakeUpNotice(pending) : undefined, write);
+        return;
+      }
+      await insertDeliveries(tx, chunk);
+    }
+    if (write) await write.execute();
+    if (pending.length > 0) await notifyDeliveryWorkers(tx.db, pending);
+  }
 }
 
 /**
@@ -62,6 +106,10 @@ export async function emitEvent(
         held: endpoint.status === 'paused',
       }),
     );
+    if (deps.deliveries) {
+      deps.deliveries.add(rows);
+      return rows.map((r) => r.public_id);
+    }
     const pending = rows.filter((r) => r.status === 'pending').map((r) => r.endpoint_id);
     if (pending.length > 0 && isPostgresDb(tx.db)) {
       // The NOTIFY joins the insert's statement; it is delivered at commit, as notifyDeliveryWorkers's.

@@ -1,6 +1,14 @@
 // Tenant-scoped reads and writes of webhook endpoints and deliveries (the management API's side).
 // The worker's queue statements are in delivery-queue.ts.
-import { type Insertable, type RawBuilder, type Selectable, type SqlBool, sql } from 'kysely';
+import {
+  type Insertable,
+  type InsertQueryBuilder,
+  type InsertResult,
+  type RawBuilder,
+  type Selectable,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import {
   deleteScoped,
@@ -14,6 +22,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from '../../platform/db/tables/webhooks.js';
+import type { Database } from '../../platform/db/types.js';
 import { type EndpointFilters, parseFilters } from './endpoint-filters.js';
 import { subscribes } from './events.js';
 
@@ -241,26 +250,29 @@ export async function countTestMessages(
   };
 }
 
+/** A write of another table that may join the deliveries' statement (insertDeliveries). */
+export type AlongsideWrite<T extends keyof Database> = InsertQueryBuilder<Database, T, InsertResult>;
+
 /**
- * Queues the deliveries. `alongside` (PostgreSQL): an expression evaluated in the same statement,
- * such as the NOTIFY that wakes the workers (one round trip, not two).
+ * Queues the deliveries. PostgreSQL: `alongside` is an expression evaluated in the same statement,
+ * such as the NOTIFY that wakes the workers, and `write` another table's write made in it too (one
+ * round trip, not two or three).
  */
-export async function insertDeliveries(
+export async function insertDeliveries<T extends keyof Database>(
   scope: Scope,
   rows: DeliveryInsert[],
   alongside?: RawBuilder<unknown>,
+  write?: AlongsideWrite<T>,
 ): Promise<void> {
   if (rows.length === 0) return;
   const insert = insertScoped(scope, 'webhook_deliveries', rows);
-  if (!alongside) {
+  if (!alongside && !write) {
     await insert.execute();
     return;
   }
   // A data-modifying WITH runs to completion whether or not the statement reads it.
-  await scope.db
-    .with('queued', () => insert)
-    .selectNoFrom(alongside.as('alongside'))
-    .execute();
+  const written = write ? sql`, written as (${write})` : sql``;
+  await sql`with queued as (${insert})${written} select ${alongside ?? sql`null`}`.execute(scope.db);
 }
 
 export async function findDelivery(
