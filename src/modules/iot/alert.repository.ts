@@ -4,7 +4,10 @@ import { countUpTo, type PageOf, type PageRequest, pageOf } from '../../platform
 import { insertScoped, type Scope, selectScoped, updateScoped } from '../../platform/db/scope.js';
 import type { AlertStatus, IotAlertsTable } from '../../platform/db/tables/iot.js';
 
-export type AlertRow = Selectable<IotAlertsTable> & {
+/** An alert's own row, as a write answers it. */
+export type StoredAlert = Selectable<IotAlertsTable>;
+
+export type AlertRow = StoredAlert & {
   device_code: string;
   zone_id: number | null;
   acknowledged_by_name: string | null;
@@ -110,7 +113,7 @@ export async function resolveActiveAlert(
   scope: Scope,
   id: number,
   resolvedAt: number,
-): Promise<Selectable<IotAlertsTable> | undefined> {
+): Promise<StoredAlert | undefined> {
   // The resolved row comes back from the update itself: no second read.
   return updateScoped(scope, 'iot_alerts')
     .set({ status: 'resolved', resolved_at: resolvedAt })

@@ -16,6 +16,7 @@ import {
   insertAlert,
   listAlerts,
   resolveActiveAlert,
+  type StoredAlert,
 } from './alert.repository.js';
 import type { DeviceRow } from './device.repository.js';
 import type { RuleRow } from './rule.repository.js';
@@ -152,7 +153,22 @@ export async function resolveAlert(
   const id = cleared.alertId ?? (await findActiveAlertId(tx, rule.id, device.id));
   if (id === undefined) return null;
   const alert = await resolveActiveAlert(tx, id, reading.recordedAt);
+  return announceResolvedAlert(deps, tx, cleared, alert, parcelIds);
+}
+
+/**
+ * Raises `iot.alert.resolved` for `alert` as its resolving update answered it (undefined: it was
+ * not active, and nothing is raised); answers its id, or null.
+ */
+export async function announceResolvedAlert(
+  deps: OutboxDeps,
+  tx: Scope,
+  cleared: ClearedAlert,
+  alert: StoredAlert | undefined,
+  parcelIds: number[],
+): Promise<number | null> {
   if (!alert) return null;
+  const { rule, device, reading } = cleared;
   await emitEvent(deps, tx, 'iot.alert.resolved', {
     alert_id: alert.id,
     device_id: device.id,

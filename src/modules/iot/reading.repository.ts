@@ -3,7 +3,7 @@ import { CompiledQuery, type Selectable } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
 import { insertScoped, type Scope, selectScoped } from '../../platform/db/scope.js';
 import type { IotDevicesTable } from '../../platform/db/tables/iot.js';
-import type { AlertInsert } from './alert.repository.js';
+import type { AlertInsert, StoredAlert } from './alert.repository.js';
 import { markHeard } from './device.repository.js';
 import {
   addToRollups,
@@ -131,7 +131,7 @@ export async function storeReadingsAtOnce(
  * with alerts ten arrays of their columns (ALERT_COLUMNS).
  */
 const DEVICES_PARAM = `$${7 + LEVELS.length * 7}::integer[]`;
-/** The first parameter of HEARD_SQL's alerts: ten arrays, one per column of ALERT_COLUMNS. */
+/** The first parameter of the alerts' writes (heardSql): raised ones', then resolved ones'. */
 const ALERTS_FROM = 8 + LEVELS.length * 7;
 const ALERT_COLUMNS = [
   ['rule_id', 'integer'],
@@ -146,46 +146,72 @@ const ALERT_COLUMNS = [
   ['created_at', 'bigint'],
 ] as const satisfies readonly (readonly [keyof AlertInsert, string])[];
 
-/** HEARD_SQL, with the batch's new alerts stored too when `alerts` (their ids answered in order). */
-function heardSql(alerts: boolean): string {
+/**
+ * The statement of storeHeardReadings, with the batch's new alerts stored too when `raised` (ten
+ * arrays, ALERT_COLUMNS: their ids answered in order) and alerts resolved when `resolved` (two
+ * arrays, the ids and when: the rows answered as resolved, those that were still active).
+ */
+function heardSql(raised: boolean, resolved: boolean): string {
   const names = ALERT_COLUMNS.map(([name]) => name).join(', ');
+  const resolvedFrom = ALERTS_FROM + (raised ? ALERT_COLUMNS.length : 0);
   return (
     'with stored as (insert into iot_readings (tenant_id, device_id, metric, value, recorded_at, received_at) ' +
     'select $1, r.device_id, r.metric, r.value, r.recorded_at, $6::bigint ' +
     'from unnest($2::integer[], $3::text[], $4::float8[], $5::bigint[]) with ordinality ' +
     'as r(device_id, metric, value, recorded_at, n) order by r.n returning id), ' +
     LEVELS.map((bucket, i) => `rollup_${bucket} as (${upsertFromArrays(bucket, 7 + i * 7)}), `).join('') +
-    (alerts
+    (raised
       ? `raised as (insert into iot_alerts (tenant_id, ${names}) select $1, ${names} from unnest(` +
         ALERT_COLUMNS.map(([, type], i) => `$${ALERTS_FROM + i}::${type}[]`).join(', ') +
         `) with ordinality as a(${names}, n) order by a.n returning id), `
+      : '') +
+    (resolved
+      ? "resolved as (update iot_alerts a set status = 'resolved', resolved_at = c.at " +
+        `from unnest($${resolvedFrom}::integer[], $${resolvedFrom + 1}::bigint[]) as c(id, at) ` +
+        "where a.tenant_id = $1 and a.id = c.id and a.status = 'active' returning a.*), "
       : '') +
     'heard as (update iot_devices set last_heartbeat_at = case when last_heartbeat_at is null ' +
     'or last_heartbeat_at < $6 then $6 else last_heartbeat_at end, is_online = 1, offline_at = null ' +
     `where tenant_id = $1 and id = any(${DEVICES_PARAM}) and deleted_at is null) ` +
     'select array(select id from stored order by id) as ids, ' +
-    (alerts ? 'array(select id from raised order by id) as alert_ids, ' : '') +
+    (raised ? 'array(select id from raised order by id) as alert_ids, ' : '') +
+    (resolved ? "(select coalesce(json_agg(resolved), '[]') from resolved) as resolved, " : '') +
     '(select coalesce(json_agg(json_build_array(p.device_id, p.parcel_id) order by p.device_id, p.parcel_id), ' +
     `'[]') from iot_device_parcels p where p.tenant_id = $1 and p.device_id = any(${DEVICES_PARAM})) as parcels`
   );
 }
-const HEARD_SQL = heardSql(false);
-const HEARD_WITH_ALERTS_SQL = heardSql(true);
+/** heardSql's four texts, by whether they raise and whether they resolve. */
+const HEARD_SQL = [false, true].map((raised) => [false, true].map((resolved) => heardSql(raised, resolved)));
+
+/**
+ * The alert writes a batch makes in its readings' statement (PostgreSQL): its new alerts, and
+ * alerts active before it that it resolves (each at most once), when it can write them before its
+ * other alert writes (reading.service.ts).
+ */
+export interface AlertsFirst {
+  raised: readonly AlertInsert[];
+  resolved: readonly { id: number; at: number }[];
+}
 
 /**
  * The accepted readings of a batch whose devices the transaction has locked (and read): stored,
  * added to the roll-ups, and counted as the devices' heartbeats (markHeard). Answers the readings'
  * ids in the batch's order, and on PostgreSQL, where it is all one statement, the devices' parcels;
- * there it also stores `alerts` (the batch's raised alerts, when the caller can store them before
- * its other alert writes) and answers their ids in order. On SQLite `alerts` are left to the caller.
+ * there it also makes `alerts` (the new ones' ids answered in order, the resolved ones' rows by
+ * id, of those that were still active). On SQLite `alerts` are left to the caller.
  */
 export async function storeHeardReadings(
   scope: Scope,
   rows: readonly ReadingInsert[],
   deviceIds: readonly number[],
   now: number,
-  alerts: readonly AlertInsert[] = [],
-): Promise<{ ids: number[]; parcels?: Map<number, number[]>; alertIds?: number[] }> {
+  alerts: AlertsFirst = { raised: [], resolved: [] },
+): Promise<{
+  ids: number[];
+  parcels?: Map<number, number[]>;
+  alertIds?: number[];
+  resolved?: Map<number, StoredAlert>;
+}> {
   if (!isPostgresDb(scope.db)) {
     const ids = await insertReadings(scope, rows);
     await addToRollups(scope, rows);
@@ -202,16 +228,25 @@ export async function storeHeardReadings(
   ];
   for (const bucket of LEVELS) parameters.push(...bucketArrays(rollUp(rows, bucket), (id) => id));
   parameters.push(deviceIds);
-  if (alerts.length > 0) for (const [name] of ALERT_COLUMNS) parameters.push(alerts.map((a) => a[name]));
+  const { raised, resolved } = alerts;
+  if (raised.length > 0) for (const [name] of ALERT_COLUMNS) parameters.push(raised.map((a) => a[name]));
+  if (resolved.length > 0) parameters.push(...[resolved.map((r) => r.id), resolved.map((r) => r.at)]);
+  const text = HEARD_SQL[raised.length > 0 ? 1 : 0]![resolved.length > 0 ? 1 : 0]!;
   const result = await scope.db.executeQuery<{
     ids: (string | number)[];
     alert_ids?: (string | number)[];
+    resolved?: StoredAlert[];
     parcels: [number, number][];
-  }>(CompiledQuery.raw(alerts.length > 0 ? HEARD_WITH_ALERTS_SQL : HEARD_SQL, parameters));
-  const { ids, alert_ids: alertIds, parcels: pairs } = result.rows[0]!;
+  }>(CompiledQuery.raw(text, parameters));
+  const { ids, alert_ids: alertIds, resolved: resolvedRows, parcels: pairs } = result.rows[0]!;
   const parcels = new Map<number, number[]>(deviceIds.map((id) => [id, []]));
   for (const [device, parcel] of pairs) parcels.get(device)?.push(parcel);
-  return { ids: ids.map(Number), parcels, ...(alertIds ? { alertIds: alertIds.map(Number) } : {}) };
+  return {
+    ids: ids.map(Number),
+    parcels,
+    ...(alertIds ? { alertIds: alertIds.map(Number) } : {}),
+    ...(resolvedRows ? { resolved: new Map(resolvedRows.map((row) => [row.id, row])) } : {}),
+  };
 }
 
 export interface StoredReading {

@@ -10,7 +10,7 @@ import { alertsRaised, readingsIngested } from '../../platform/metrics.js';
 import type { RequestContext } from '../../platform/resource/context.js';
 import type { ListQueryOf } from '../../platform/resource/paging.js';
 import { DeliveriesOfTransaction, EndpointsOfTransaction, type OutboxDeps } from '../webhooks/outbox.js';
-import { announceRaisedAlert, raiseAlert, raisedAlertRow, resolveAlert } from './alert.service.js';
+import { alertsFirst, lifecycleSteps, runAlertSteps } from './alert-lifecycle.js';
 import {
   announceBackOnline,
   type DeviceRow,
@@ -29,20 +29,8 @@ import {
 } from './reading.repository.js';
 import type { DeviceReadingFilters } from './reading.schemas.js';
 import { RecentSet } from './recent-set.js';
-import {
-  type RuleRow,
-  ruleStatesWrite,
-  rulesAndStatesFor,
-  saveRuleStates,
-  stateKey,
-} from './rule.repository.js';
-import {
-  INITIAL_STATE,
-  METRIC_PATTERN,
-  type RuleCondition,
-  type RuleState,
-  stepRuleState,
-} from './thresholds.js';
+import { ruleStatesWrite, rulesAndStatesFor, saveRuleStates } from './rule.repository.js';
+import { METRIC_PATTERN } from './thresholds.js';
 
 /** Readings stamped further ahead of the server's clock than this are refused. */
 export const MAX_FUTURE_SKEW_MS = 60 * 60_000;
@@ -106,46 +94,6 @@ export function parseReading(raw: unknown, index: number, now: number): ParsedRe
   }
   if (errors.length > 0) return errors;
   return { index, deviceCode: deviceCode as string, metric: r.metric as string, value, recordedAt };
-}
-
-/** A rule's condition as the pure lifecycle takes it. */
-function ruleCondition(rule: RuleRow): RuleCondition {
-  return {
-    operator: rule.operator,
-    threshold: rule.threshold,
-    clearThreshold: rule.clear_threshold,
-    minDurationMs: rule.min_duration_seconds * 1000,
-  };
-}
-
-/** A reading that raised or resolved an alert of a rule on a device, in the order they happened. */
-interface LifecycleStep {
-  kind: 'raise' | 'resolve';
-  key: string;
-  rule: RuleRow;
-  device: DeviceRow;
-  reading: ParsedReading;
-}
-
-function ruleApplies(rule: RuleRow, device: DeviceRow, metric: string): boolean {
-  if (rule.metric !== metric) return false;
-  return rule.device_id === device.id || (rule.zone_id !== null && rule.zone_id === device.zone_id);
-}
-
-/**
- * Whether a batch's raised alerts can be stored before its steps run (with its readings, on
- * PostgreSQL): only when every resolve knows its alert's id. A resolve that does not looks for
- * the newest active alert of its rule and device, which an alert raised later in the batch, stored
- * first, would then be.
- */
-function alertsCanGoFirst(steps: readonly LifecycleStep[], states: ReadonlyMap<string, RuleState>): boolean {
-  if (!steps.some((step) => step.kind === 'raise')) return false;
-  const known = new Map([...states].map(([key, state]) => [key, state.activeAlertId !== null]));
-  for (const step of steps) {
-    if (step.kind === 'resolve' && known.get(step.key) !== true) return false;
-    known.set(step.key, step.kind === 'raise');
-  }
-  return true;
 }
 
 /**
@@ -287,72 +235,31 @@ async function ingestAccepted(
 ): Promise<void> {
   const heardFrom = [...new Map(accepted.map((a) => [a.device.id, a.device])).values()];
   const { rules, states } = await rulesAndStatesFor(tx, heardFrom);
-  const changed = new Map<string, { ruleId: number; deviceId: number; state: RuleState }>();
-  const steps: LifecycleStep[] = [];
-  const inTimeOrder = [...accepted].sort(
-    (a, b) => a.reading.recordedAt - b.reading.recordedAt || a.reading.index - b.reading.index,
-  );
-  for (const { reading, device } of inTimeOrder) {
-    for (const rule of rules) {
-      if (!ruleApplies(rule, device, reading.metric)) continue;
-      const key = stateKey(rule.id, device.id);
-      const before = changed.get(key)?.state ?? states.get(key) ?? INITIAL_STATE;
-      const step = stepRuleState(before, reading, ruleCondition(rule));
-      if (step.state !== before)
-        changed.set(key, { ruleId: rule.id, deviceId: device.id, state: step.state });
-      if (step.raise || step.resolve)
-        steps.push({ kind: step.raise ? 'raise' : 'resolve', key, rule, device, reading });
-    }
-  }
+  const { steps, changed } = lifecycleSteps(accepted, rules, states);
 
   // The devices were read under lock: those the sweeper had marked offline are back online. On
-  // PostgreSQL the batch's new alerts are stored with its readings when they can go first.
+  // PostgreSQL the batch's alert writes that can go first are made with its readings.
   const heardIds = heardFrom.map((d) => d.id);
-  const raisedFirst =
-    isPostgresDb(tx.db) && alertsCanGoFirst(steps, states)
-      ? steps.filter((step) => step.kind === 'raise').map((step) => raisedAlertRow(step, now))
-      : [];
-  const stored = await storeHeardReadings(tx, readingRows(accepted, now), heardIds, now, raisedFirst);
+  const first = isPostgresDb(tx.db) ? alertsFirst(steps, states, now) : undefined;
+  const stored = await storeHeardReadings(tx, readingRows(accepted, now), heardIds, now, first);
   const ids = stored.ids;
   await announceBackOnline(tx, heardFrom, now, stored.parcels);
 
-  // Alerts raised and resolved in the readings' time order, so one batch can do both to one alert.
   const parcels =
     stored.parcels ??
     (steps.length > 0 ? await parcelIdsByDevice(tx, heardIds) : new Map<number, number[]>());
-  const activeIds = new Map([...states].map(([key, state]) => [key, state.activeAlertId]));
-  const raisedBy = new Map<number, number[]>();
-  const resolvedBy = new Map<number, number[]>();
-  const note = (map: Map<number, number[]>, index: number, id: number) =>
-    map.set(index, [...(map.get(index) ?? []), id]);
   // The batch's events read the endpoints once (ingestion changes none), and their deliveries are
   // queued together at the end, with the rule states on PostgreSQL (one statement).
   const deliveries = new DeliveriesOfTransaction();
   const eventDeps = { ...deps, endpoints: new EndpointsOfTransaction(), deliveries };
-  let raisedCount = 0;
-  for (const step of steps) {
-    const parcelIds = parcels.get(step.device.id) ?? [];
-    if (step.kind === 'raise') {
-      const storedId = stored.alertIds?.[raisedCount];
-      const row = raisedFirst[raisedCount];
-      raisedCount += 1;
-      let id: number;
-      if (storedId !== undefined && row !== undefined) {
-        id = storedId;
-        await announceRaisedAlert(eventDeps, tx, step, row, id, parcelIds);
-      } else {
-        id = await raiseAlert(eventDeps, tx, step, parcelIds, now);
-      }
-      raisedSeverities.push(step.rule.severity);
-      activeIds.set(step.key, id);
-      note(raisedBy, step.reading.index, id);
-    } else {
-      const cleared = { ...step, alertId: activeIds.get(step.key) ?? null };
-      const id = await resolveAlert(eventDeps, tx, cleared, parcelIds);
-      activeIds.set(step.key, null);
-      if (id !== null) note(resolvedBy, step.reading.index, id);
-    }
-  }
+  const { activeIds, raisedBy, resolvedBy } = await runAlertSteps(eventDeps, tx, steps, {
+    states,
+    first,
+    stored,
+    parcels,
+    now,
+  });
+  for (const step of steps) if (step.kind === 'raise') raisedSeverities.push(step.rule.severity);
   const savedStates = [...changed].map(([key, { ruleId, deviceId, state }]) => ({
     ruleId,
     deviceId,

@@ -154,7 +154,7 @@ forEachDialect('IoT readings and alerts', (database) => {
         json: { url: 'https://93.184.215.14/hook', events: ['iot.alert.raised', 'iot.alert.resolved'] },
       });
       assert.equal(hook.status, 201, hook.text);
-      const at = (s: number) => new Date(Date.UTC(2026, 1, 1, 0, 0, s)).toISOString();
+      const at = (s: number) => new Date(Date.UTC(2026, 1, 1) + s * 1000).toISOString();
       const reading = (value: number, s: number) => ({
         device_code: 'turns-1',
         metric: 'temperature',
@@ -208,9 +208,40 @@ forEachDialect('IoT readings and alerts', (database) => {
             .sort();
         assert.deepEqual(await listed(), [`${a} resolved`, `${b} resolved`, `${c} active`].sort());
 
-        // The rule's state kept the last alert: the next batch resolves it.
+        // The rule's state kept the last alert: the next batch resolves it, and then one resolves
+        // the alert of the batch before it and raises another.
         const next = await send([reading(5, 6)]);
         assert.deepEqual(next.body.data.results[0].resolved_alert_ids, [c]);
+        const d4 = (await send([reading(66, 6.2)])).body.data.results[0].alert_ids[0] as number;
+        const swap = await send([reading(12, 6.4), reading(77, 6.6)]);
+        assert.equal(swap.status, 200, swap.text);
+        const e5 = swap.body.data.results[1].alert_ids[0] as number;
+        assert.deepEqual(swap.body.data.results[0].resolved_alert_ids, [d4]);
+        assert.ok(e5 > d4);
+        assert.deepEqual((await events()).slice(-4), [
+          `iot.alert.resolved ${c}`,
+          `iot.alert.raised ${d4}`,
+          `iot.alert.resolved ${d4}`,
+          `iot.alert.raised ${e5}`,
+        ]);
+        const resolvedData = (
+          await t.database.db
+            .selectFrom('webhook_deliveries')
+            .select('body')
+            .where('tenant_id', '=', f.farm.id)
+            .where('event_type', '=', 'iot.alert.resolved')
+            .orderBy('id', 'desc')
+            .limit(1)
+            .executeTakeFirstOrThrow()
+        ).body;
+        const data = JSON.parse(resolvedData).data;
+        assert.equal(data.alert_id, d4);
+        assert.equal(data.value, 66);
+        assert.equal(data.resolved_value, 12);
+        assert.equal(data.recorded_at, at(6.2));
+        assert.equal(data.resolved_at, at(6.4));
+        assert.equal(data.clear_threshold, 30);
+        assert.equal((await send([reading(3, 6.8)])).body.data.results[0].resolved_alert_ids[0], e5);
 
         // A state that lost its alert's id: the resolve looks for the newest active alert of the
         // rule and device, which must be the one raised before this batch, not the batch's own.

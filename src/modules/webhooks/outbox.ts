@@ -9,17 +9,13 @@ import { writeEventMail } from '../notifications/mail-outbox.js';
 import { notifyDeliveryWorkers, wakeUpNotice } from './delivery-wake-up.js';
 import { passesFilters } from './endpoint-filters.js';
 import { baseRequestHeaders, type EventType, serializeEnvelope } from './events.js';
-import {
-  type AlongsideWrite,
-  type DeliveryInsert,
-  type EndpointsOfTransaction,
-  insertDeliveries,
-  subscribedEndpoints,
-} from './webhook.repository.js';
+import { type EndpointsOfTransaction, subscribedEndpoints } from './outbox.repository.js';
+import { type AlongsideWrite, type DeliveryInsert, insertDeliveries } from './webhook.repository.js';
 
 export type { EventType } from './events.js';
 export { EVENT_TYPES } from './events.js';
-export { type AlongsideWrite, EndpointsOfTransaction } from './webhook.repository.js';
+export { EndpointsOfTransaction } from './outbox.repository.js';
+export type { AlongsideWrite } from './webhook.repository.js';
 
 export interface OutboxDeps {
   clock: Clock;
