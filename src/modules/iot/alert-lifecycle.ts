@@ -4,7 +4,7 @@
 // statement (reading.repository.ts), and the steps then only raise their events.
 import type { Scope } from '../../platform/db/scope.js';
 import type { OutboxDeps } from '../webhooks/outbox.js';
-import type { AlertInsert, StoredAlert } from './alert.repository.js';
+import { type AlertInsert, resolveActiveAlerts, type StoredAlert } from './alert.repository.js';
 import {
   announceRaisedAlert,
   announceResolvedAlert,
@@ -85,48 +85,61 @@ export function lifecycleSteps(
   return { steps, changed };
 }
 
-/** The alert writes made first (alertsFirst), and the resolve steps among them. */
-export type FirstWrites = AlertsFirst & { resolvedFirst: Set<LifecycleStep> };
+/**
+ * The alert writes made first (alertsFirst): with the readings, and after them the resolves of
+ * alerts the batch raised (by their place in `raised`); the resolve steps among them.
+ */
+export type FirstWrites = AlertsFirst & {
+  resolvedAfter: { raised: number; at: number }[];
+  resolvedFirst: Set<LifecycleStep>;
+};
 
 /**
- * The alert writes a batch can make before its steps run, with its readings (PostgreSQL): its new
- * alerts, and the resolves of alerts active before it, marked by step. Undefined when there are
- * none, or when a resolve does not know its alert's id: it looks for the newest active alert of
- * its rule and device, which an alert raised later in the batch, stored first, would then be.
+ * The alert writes a batch can make before its steps run (PostgreSQL): its new alerts and the
+ * resolves of alerts active before it, with its readings, and the resolves of alerts it raised
+ * itself, all in one statement after that; the resolve steps among them are marked. Undefined
+ * when there are none, or when a resolve does not know its alert's id: it looks for the newest
+ * active alert of its rule and device, which an alert raised later in the batch, stored first,
+ * would then be.
  */
 export function alertsFirst(
   steps: readonly LifecycleStep[],
   states: ReadonlyMap<string, RuleState>,
   now: number,
 ): FirstWrites | undefined {
-  // Each key's active alert as the steps go: one active before the batch, one the batch raised, none.
-  const active = new Map<string, 'before' | 'batch' | null>(
+  // Each key's active alert as the steps go: one active before the batch, the batch's raised alert
+  // (its place in `raised`), or none.
+  const active = new Map<string, 'before' | number | null>(
     [...states].map(([key, state]) => [key, state.activeAlertId === null ? null : 'before']),
   );
   const raised: AlertInsert[] = [];
   const resolved: { id: number; at: number }[] = [];
+  const resolvedAfter: { raised: number; at: number }[] = [];
   const resolvedFirst = new Set<LifecycleStep>();
   for (const step of steps) {
     if (step.kind === 'raise') {
+      active.set(step.key, raised.length);
       raised.push(raisedAlertRow(step, now));
-      active.set(step.key, 'batch');
       continue;
     }
     const was = active.get(step.key);
     if (was === undefined || was === null) return undefined;
-    // An alert the batch raised is resolved after the statement that stores it.
-    if (was === 'before') {
-      resolved.push({ id: states.get(step.key)!.activeAlertId!, at: step.reading.recordedAt });
-      resolvedFirst.add(step);
-    }
+    const at = step.reading.recordedAt;
+    if (was === 'before') resolved.push({ id: states.get(step.key)!.activeAlertId!, at });
+    // An alert the batch raised is resolved by a statement after the one that stores it.
+    else resolvedAfter.push({ raised: was, at });
+    resolvedFirst.add(step);
     active.set(step.key, null);
   }
-  return raised.length > 0 || resolved.length > 0 ? { raised, resolved, resolvedFirst } : undefined;
+  return raised.length > 0 || resolved.length > 0
+    ? { raised, resolved, resolvedAfter, resolvedFirst }
+    : undefined;
 }
 
 /**
- * Runs the steps in their order, so one batch can do both to one alert, each with its event: a
- * write made first only raises its event. Answers each key's active alert after them, and the
+ * Runs the steps in their order, so one batch can do both to one alert, each with its event. The
+ * resolves of alerts the batch raised that can go first are made at once, here, and a step whose
+ * write was made first only raises its event. Answers each key's active alert after them, and the
  * alerts raised and resolved by each reading (by its index in the batch).
  */
 export async function runAlertSteps(
@@ -147,6 +160,12 @@ export async function runAlertSteps(
   resolvedBy: Map<number, number[]>;
 }> {
   const { states, first, stored, parcels, now } = context;
+  const resolvedRows = new Map(stored.resolved);
+  const raisedIds = stored.alertIds;
+  if (first && first.resolvedAfter.length > 0 && raisedIds) {
+    const after = first.resolvedAfter.map(({ raised, at }) => ({ id: raisedIds[raised]!, at }));
+    for (const [id, row] of await resolveActiveAlerts(tx, after)) resolvedRows.set(id, row);
+  }
   const activeIds = new Map([...states].map(([key, state]) => [key, state.activeAlertId]));
   const raisedBy = new Map<number, number[]>();
   const resolvedBy = new Map<number, number[]>();
@@ -172,7 +191,7 @@ export async function runAlertSteps(
       const cleared = { ...step, alertId: activeIds.get(step.key) ?? null };
       const id =
         first?.resolvedFirst.has(step) && cleared.alertId !== null
-          ? await announceResolvedAlert(deps, tx, cleared, stored.resolved?.get(cleared.alertId), parcelIds)
+          ? await announceResolvedAlert(deps, tx, cleared, resolvedRows.get(cleared.alertId), parcelIds)
           : await resolveAlert(deps, tx, cleared, parcelIds);
       activeIds.set(step.key, null);
       if (id !== null) note(resolvedBy, step.reading.index, id);

@@ -202,6 +202,23 @@ forEachDialect('IoT readings and alerts', (database) => {
           `iot.alert.resolved ${b}`,
           `iot.alert.raised ${c}`,
         ]);
+        // A resolve of an alert raised in the same batch carries the alert as raised.
+        const resolvedOf = async (alertId: number) =>
+          (
+            await t.database.db
+              .selectFrom('webhook_deliveries')
+              .select('body')
+              .where('tenant_id', '=', f.farm.id)
+              .where('event_type', '=', 'iot.alert.resolved')
+              .execute()
+          )
+            .map((row) => JSON.parse(row.body).data)
+            .find((data) => data.alert_id === alertId);
+        const first = await resolvedOf(a);
+        assert.equal(first.value, 31);
+        assert.equal(first.resolved_value, 20);
+        assert.equal(first.recorded_at, at(1));
+        assert.equal(first.resolved_at, at(2));
         const listed = async () =>
           ((await api.get(`/api/iot/alerts?device_id=${d.id}`)).body as { id: number; status: string }[])
             .map((alert) => `${alert.id} ${alert.status}`)
@@ -224,17 +241,7 @@ forEachDialect('IoT readings and alerts', (database) => {
           `iot.alert.resolved ${d4}`,
           `iot.alert.raised ${e5}`,
         ]);
-        const resolvedData = (
-          await t.database.db
-            .selectFrom('webhook_deliveries')
-            .select('body')
-            .where('tenant_id', '=', f.farm.id)
-            .where('event_type', '=', 'iot.alert.resolved')
-            .orderBy('id', 'desc')
-            .limit(1)
-            .executeTakeFirstOrThrow()
-        ).body;
-        const data = JSON.parse(resolvedData).data;
+        const data = await resolvedOf(d4);
         assert.equal(data.alert_id, d4);
         assert.equal(data.value, 66);
         assert.equal(data.resolved_value, 12);
