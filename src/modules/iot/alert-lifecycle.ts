@@ -125,9 +125,15 @@ export function alertsFirst(
     const was = active.get(step.key);
     if (was === undefined || was === null) return undefined;
     const at = step.reading.recordedAt;
-    if (was === 'before') resolved.push({ id: states.get(step.key)!.activeAlertId!, at });
-    // An alert the batch raised is resolved by a statement after the one that stores it.
-    else resolvedAfter.push({ raised: was, at });
+    if (was === 'before') {
+      const id = states.get(step.key)!.activeAlertId!;
+      // Two states naming one alert (not written so): each resolve would announce it.
+      if (resolved.some((r) => r.id === id)) return undefined;
+      resolved.push({ id, at });
+    } else {
+      // An alert the batch raised is resolved by a statement after the one that stores it.
+      resolvedAfter.push({ raised: was, at });
+    }
     resolvedFirst.add(step);
     active.set(step.key, null);
   }
@@ -162,7 +168,8 @@ export async function runAlertSteps(
   const { states, first, stored, parcels, now } = context;
   const resolvedRows = new Map(stored.resolved);
   const raisedIds = stored.alertIds;
-  if (first && first.resolvedAfter.length > 0 && raisedIds) {
+  if (first && first.resolvedAfter.length > 0) {
+    if (!raisedIds) throw new Error('the readings statement answered no ids for the alerts it raised');
     const after = first.resolvedAfter.map(({ raised, at }) => ({ id: raisedIds[raised]!, at }));
     for (const [id, row] of await resolveActiveAlerts(tx, after)) resolvedRows.set(id, row);
   }

@@ -127,8 +127,9 @@ export async function storeReadingsAtOnce(
  * PostgreSQL: the readings of devices the transaction has locked, stored with their roll-ups and
  * heartbeats in one statement, which also answers the devices' parcels (an alert's or an
  * `iot.device.online`'s data may need them). $1 the tenant, $2-$5 the readings as arrays, $6 the
- * time received (and heard from), seven arrays per roll-up level from $7, then the devices, and
- * with alerts ten arrays of their columns (ALERT_COLUMNS).
+ * time received (and heard from), seven arrays per roll-up level from $7, then the devices; with
+ * new alerts ten arrays of their columns (ALERT_COLUMNS), then with resolved alerts two arrays
+ * (their ids and when).
  */
 const DEVICES_PARAM = `$${7 + LEVELS.length * 7}::integer[]`;
 /** The first parameter of the alerts' writes (heardSql): raised ones', then resolved ones'. */
@@ -186,7 +187,7 @@ const HEARD_SQL = [false, true].map((raised) => [false, true].map((resolved) => 
 /**
  * The alert writes a batch makes in its readings' statement (PostgreSQL): its new alerts, and
  * alerts active before it that it resolves (each at most once), when it can write them before its
- * other alert writes (reading.service.ts).
+ * other alert writes (alertsFirst, alert-lifecycle.ts).
  */
 export interface AlertsFirst {
   raised: readonly AlertInsert[];

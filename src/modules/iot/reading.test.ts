@@ -279,6 +279,48 @@ forEachDialect('IoT readings and alerts', (database) => {
       }
     });
 
+    it('resolves the alerts of two sensors raised in the same batch, each its own', async () => {
+      const one = await device('pair-1', { zone_id: null });
+      const two = await device('pair-2', { zone_id: null });
+      for (const d of [one, two]) {
+        await api.post('/api/iot/rules', {
+          json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+        });
+      }
+      const at = (s: number) => new Date(Date.UTC(2026, 2, 1) + s * 1000).toISOString();
+      const reading = (code: string, value: number, s: number) => ({
+        device_code: code,
+        metric: 'temperature',
+        value,
+        recorded_at: at(s),
+      });
+      // pair-1 raises, pair-2 raises, pair-2 resolves, pair-1 resolves, pair-2 raises again.
+      const res = await send([
+        reading('pair-1', 31, 1),
+        reading('pair-2', 41, 2),
+        reading('pair-2', 15, 3),
+        reading('pair-1', 20, 4),
+        reading('pair-2', 45, 5),
+      ]);
+      assert.equal(res.status, 200, res.text);
+      const results = res.body.data.results as { alert_ids: number[]; resolved_alert_ids: number[] }[];
+      const [a, b, c] = [results[0]!.alert_ids[0]!, results[1]!.alert_ids[0]!, results[4]!.alert_ids[0]!];
+      assert.deepEqual(results[2]!.resolved_alert_ids, [b]);
+      assert.deepEqual(results[3]!.resolved_alert_ids, [a]);
+      const statuses = async (d: { id: number }) =>
+        (
+          (await api.get(`/api/iot/alerts?device_id=${d.id}`)).body as {
+            id: number;
+            status: string;
+            value: number;
+          }[]
+        )
+          .map((alert) => `${alert.id} ${alert.status} ${alert.value}`)
+          .sort();
+      assert.deepEqual(await statuses(one), [`${a} resolved 31`]);
+      assert.deepEqual(await statuses(two), [`${b} resolved 41`, `${c} active 45`].sort());
+    });
+
     it('rejects bad readings one by one and keeps the good ones of the batch', async () => {
       const d = await device('mixed-1');
       const res = await send([

@@ -20,7 +20,7 @@ export type { AlongsideWrite } from './webhook.repository.js';
 export interface OutboxDeps {
   clock: Clock;
   /**
-   * The endpoints as this transaction's first event read them (webhook.repository.ts), for a
+   * The endpoints as this transaction's first event read them (outbox.repository.ts), for a
    * transaction that emits many events and changes no endpoint.
    */
   endpoints?: EndpointsOfTransaction | undefined;

@@ -189,7 +189,8 @@ export type AlongsideWrite<T extends keyof Database> = InsertQueryBuilder<Databa
 /**
  * Queues the deliveries. PostgreSQL: `alongside` is an expression evaluated in the same statement,
  * such as the NOTIFY that wakes the workers, and `write` another table's write made in it too (one
- * round trip, not two or three).
+ * round trip, not two or three). On SQLite, and when there are no deliveries, `write` is a
+ * statement of its own (and `alongside`, a PostgreSQL expression, is not for SQLite).
  */
 export async function insertDeliveries<T extends keyof Database>(
   scope: Scope,
@@ -197,8 +198,12 @@ export async function insertDeliveries<T extends keyof Database>(
   alongside?: RawBuilder<unknown>,
   write?: AlongsideWrite<T>,
 ): Promise<void> {
-  if (rows.length === 0) return;
-  const insert = insertScoped(scope, 'webhook_deliveries', rows);
+  const insert = rows.length > 0 ? insertScoped(scope, 'webhook_deliveries', rows) : undefined;
+  if (!insert || !isPostgresDb(scope.db)) {
+    await insert?.execute();
+    await write?.execute();
+    return;
+  }
   if (!alongside && !write) {
     await insert.execute();
     return;
