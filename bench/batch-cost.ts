@@ -4,10 +4,9 @@
 // the PostgreSQL backends of its database per request, over the requests after a first one.
 //
 //   node --import tsx bench/batch-cost.ts [sqlite|postgres] [requests (default 6)]
-import pg from 'pg';
 import type { DialectName } from '../src/platform/db/types.js';
 import { deploy, ensureCompiled, login, ok } from './lib/furrow.js';
-import { backendCpu } from './lib/postgres-log.js';
+import { adminOf, backendCpu } from './lib/postgres-log.js';
 import { startReceiver } from './lib/receiver.js';
 import { cpuSeconds } from './lib/system.js';
 import { addAlertingDevice, addEndpoints, crossings, receiverEnv } from './lib/webhooks.js';
@@ -23,12 +22,7 @@ async function main(): Promise<void> {
   // Its ports only: the endpoints need addresses, and an API-only process sends nothing.
   const receiver = await startReceiver(ENDPOINTS);
   const deployment = await deploy(dialect, receiverEnv(receiver));
-  const database = dialect === 'postgres' ? new URL(deployment.databaseUrl).pathname.slice(1) : '';
-  const admin =
-    dialect === 'postgres'
-      ? new pg.Client({ connectionString: deployment.databaseUrl.replace(/\/[^/]*$/, '/postgres') })
-      : undefined;
-  await admin?.connect();
+  const { database, admin } = await adminOf(dialect, deployment.databaseUrl);
   try {
     const serve = await deployment.api();
     const api = await login(serve.url);

@@ -4,10 +4,9 @@
 // `log_statement = 'all'` set on the bench's database (a drain of its own: logging costs CPU).
 //
 //   node --import tsx bench/delivery-cost.ts [sqlite|postgres] [alerts (default 500)]
-import pg from 'pg';
 import type { DialectName } from '../src/platform/db/types.js';
 import { deploy, ensureCompiled, login } from './lib/furrow.js';
-import { backendCpu, loggedStatements, logOffset } from './lib/postgres-log.js';
+import { adminOf, backendCpu, loggedStatements, logOffset } from './lib/postgres-log.js';
 import { type BenchReceiver, startReceiver } from './lib/receiver.js';
 import { cpuSeconds } from './lib/system.js';
 import { addAlertingDevice, addEndpoints, analyzeBacklog, raiseAlerts, receiverEnv } from './lib/webhooks.js';
@@ -21,12 +20,7 @@ async function main(): Promise<void> {
   ensureCompiled();
   const receiver = await startReceiver(RECEIVERS);
   const deployment = await deploy(dialect, receiverEnv(receiver));
-  const database = dialect === 'postgres' ? new URL(deployment.databaseUrl).pathname.slice(1) : '';
-  const admin =
-    dialect === 'postgres'
-      ? new pg.Client({ connectionString: deployment.databaseUrl.replace(/\/[^/]*$/, '/postgres') })
-      : undefined;
-  await admin?.connect();
+  const { database, admin } = await adminOf(dialect, deployment.databaseUrl);
   try {
     const setup = await deployment.api();
     const api = await login(setup.url);

@@ -7,11 +7,10 @@
 //   node --import tsx bench/event-cost.ts [sqlite|postgres] [events (default 1000)] [--statements]
 //     [--rate=N (events/s, default 100)] [--readings-only (readings that raise nothing, no endpoint)]
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
 import { request } from 'undici';
 import type { DialectName } from '../src/platform/db/types.js';
 import { deploy, ensureCompiled, login } from './lib/furrow.js';
-import { backendCpu, loggedStatements, logOffset } from './lib/postgres-log.js';
+import { adminOf, backendCpu, loggedStatements, logOffset } from './lib/postgres-log.js';
 import { startReceiver } from './lib/receiver.js';
 import { addAlertingDevice, addEndpoints, crossings, deviceCode, receiverEnv } from './lib/webhooks.js';
 
@@ -34,12 +33,7 @@ async function main(): Promise<void> {
   ensureCompiled();
   const receiver = await startReceiver(1);
   const deployment = await deploy(dialect, receiverEnv(receiver));
-  const database = dialect === 'postgres' ? new URL(deployment.databaseUrl).pathname.slice(1) : '';
-  const admin =
-    dialect === 'postgres'
-      ? new pg.Client({ connectionString: deployment.databaseUrl.replace(/\/[^/]*$/, '/postgres') })
-      : undefined;
-  await admin?.connect();
+  const { database, admin } = await adminOf(dialect, deployment.databaseUrl);
   try {
     const setup = await deployment.api();
     const api = await login(setup.url);

@@ -1,7 +1,8 @@
-// What the cost tools (delivery-cost.ts, event-cost.ts) read of the bench's PostgreSQL: the CPU of
+// What the cost tools (delivery-cost.ts, event-cost.ts, batch-cost.ts) read of the bench's PostgreSQL: the CPU of
 // one database's backends, and the statements the server logged for it.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import type pg from 'pg';
+import pg from 'pg';
+import type { DialectName } from '../../src/platform/db/types.js';
 import { cpuSeconds } from './system.js';
 
 /** The server's log on these machines (Debian's cluster 15/main). */
@@ -71,4 +72,18 @@ export function loggedStatements(offset: number, database: string, width = 70): 
     kinds.set(kind, entry);
   }
   return kinds;
+}
+
+/**
+ * A deployment's database name and a client on the server's `postgres` database (for the backends'
+ * CPU and settings), connected; neither on SQLite.
+ */
+export async function adminOf(
+  dialect: DialectName,
+  databaseUrl: string,
+): Promise<{ database: string; admin: pg.Client | undefined }> {
+  if (dialect !== 'postgres') return { database: '', admin: undefined };
+  const admin = new pg.Client({ connectionString: databaseUrl.replace(/\/[^/]*$/, '/postgres') });
+  await admin.connect();
+  return { database: new URL(databaseUrl).pathname.slice(1), admin };
 }

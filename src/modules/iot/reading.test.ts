@@ -144,6 +144,15 @@ forEachDialect('IoT readings and alerts', (database) => {
       assert.equal((await api.get(`/api/iot/devices/${d.id}/readings`)).body.length, 4);
     });
 
+    /** `s` seconds into 2026-02-01 (UTC), as a reading's recorded_at. */
+    const stamp = (s: number) => new Date(Date.UTC(2026, 1, 1) + s * 1000).toISOString();
+    const temperature = (code: string, value: number, s: number) => ({
+      device_code: code,
+      metric: 'temperature',
+      value,
+      recorded_at: stamp(s),
+    });
+
     it('raises and resolves alerts one after another in one batch: each event with its alert, in order', async () => {
       // Outside any zone: no other test's rule reaches it. The endpoint is removed at the end.
       const d = await device('turns-1', { zone_id: null });
@@ -154,13 +163,7 @@ forEachDialect('IoT readings and alerts', (database) => {
         json: { url: 'https://93.184.215.14/hook', events: ['iot.alert.raised', 'iot.alert.resolved'] },
       });
       assert.equal(hook.status, 201, hook.text);
-      const at = (s: number) => new Date(Date.UTC(2026, 1, 1) + s * 1000).toISOString();
-      const reading = (value: number, s: number) => ({
-        device_code: 'turns-1',
-        metric: 'temperature',
-        value,
-        recorded_at: at(s),
-      });
+      const reading = (value: number, s: number) => temperature('turns-1', value, s);
       const events = async () =>
         (
           await t.database.db
@@ -217,8 +220,8 @@ forEachDialect('IoT readings and alerts', (database) => {
         const first = await resolvedOf(a);
         assert.equal(first.value, 31);
         assert.equal(first.resolved_value, 20);
-        assert.equal(first.recorded_at, at(1));
-        assert.equal(first.resolved_at, at(2));
+        assert.equal(first.recorded_at, stamp(1));
+        assert.equal(first.resolved_at, stamp(2));
         const listed = async () =>
           ((await api.get(`/api/iot/alerts?device_id=${d.id}`)).body as { id: number; status: string }[])
             .map((alert) => `${alert.id} ${alert.status}`)
@@ -245,8 +248,8 @@ forEachDialect('IoT readings and alerts', (database) => {
         assert.equal(data.alert_id, d4);
         assert.equal(data.value, 66);
         assert.equal(data.resolved_value, 12);
-        assert.equal(data.recorded_at, at(6.2));
-        assert.equal(data.resolved_at, at(6.4));
+        assert.equal(data.recorded_at, stamp(6.2));
+        assert.equal(data.resolved_at, stamp(6.4));
         assert.equal(data.clear_threshold, 30);
         assert.equal((await send([reading(3, 6.8)])).body.data.results[0].resolved_alert_ids[0], e5);
 
@@ -287,13 +290,7 @@ forEachDialect('IoT readings and alerts', (database) => {
           json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
         });
       }
-      const at = (s: number) => new Date(Date.UTC(2026, 2, 1) + s * 1000).toISOString();
-      const reading = (code: string, value: number, s: number) => ({
-        device_code: code,
-        metric: 'temperature',
-        value,
-        recorded_at: at(s),
-      });
+      const reading = temperature;
       // pair-1 raises, pair-2 raises, pair-2 resolves, pair-1 resolves, pair-2 raises again.
       const res = await send([
         reading('pair-1', 31, 1),

@@ -102,18 +102,10 @@ export async function emitEvent(
         held: endpoint.status === 'paused',
       }),
     );
-    if (deps.deliveries) {
-      deps.deliveries.add(rows);
-      return rows.map((r) => r.public_id);
-    }
-    const pending = rows.filter((r) => r.status === 'pending').map((r) => r.endpoint_id);
-    if (pending.length > 0 && isPostgresDb(tx.db)) {
-      // The NOTIFY joins the insert's statement; it is delivered at commit, as notifyDeliveryWorkers's.
-      await insertDeliveries(tx, rows, wakeUpNotice(pending));
-    } else {
-      await insertDeliveries(tx, rows);
-      if (pending.length > 0) await notifyDeliveryWorkers(tx.db, pending);
-    }
+    // Queued now, unless the caller keeps its transaction's deliveries for the end.
+    const deliveries = deps.deliveries ?? new DeliveriesOfTransaction();
+    deliveries.add(rows);
+    if (!deps.deliveries) await deliveries.flush(tx);
     return rows.map((r) => r.public_id);
   });
 }
