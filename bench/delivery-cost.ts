@@ -6,7 +6,7 @@
 //   node --import tsx bench/delivery-cost.ts [sqlite|postgres] [alerts (default 500)]
 import type { DialectName } from '../src/platform/db/types.js';
 import { deploy, ensureCompiled, login } from './lib/furrow.js';
-import { adminOf, backendCpu, loggedStatements, logOffset } from './lib/postgres-log.js';
+import { adminOf, backendCpu, loggedStatements, logOffset, walPosition } from './lib/postgres-log.js';
 import { type BenchReceiver, startReceiver } from './lib/receiver.js';
 import { cpuSeconds } from './lib/system.js';
 import { addAlertingDevice, addEndpoints, analyzeBacklog, raiseAlerts, receiverEnv } from './lib/webhooks.js';
@@ -42,6 +42,7 @@ async function main(): Promise<void> {
       const sample = async () => ({
         furrow: cpuSeconds(serve.child.pid!),
         postgres: admin ? await backendCpu(admin, database, seen) : 0,
+        wal: admin ? await walPosition(admin) : 0,
         at: performance.now(),
       });
       // From the first tenth of the backlog received to the last tenth: startup left out.
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
         `${dialect}${logged ? ' (statements logged)' : ''}: ${n} deliveries in ${((end.at - start.at) / 1000).toFixed(1)} s; ` +
           `CPU per delivery: furrow ${perDelivery(start.furrow, end.furrow)}` +
           (admin ? `, postgres ${perDelivery(start.postgres, end.postgres)}` : '') +
+          (admin ? `; WAL per delivery ${((end.wal - start.wal) / n).toFixed(0)} bytes` : '') +
           '\n',
       );
       if (logged) {

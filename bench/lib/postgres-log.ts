@@ -14,6 +14,14 @@ export function logOffset(): number {
 }
 
 /** CPU seconds of the PostgreSQL backends serving `database` now (by pid, remembered across calls). */
+/** The server's WAL position in bytes: the difference between two is what was written between them. */
+export async function walPosition(client: pg.Client): Promise<number> {
+  const { rows } = await client.query<{ at: string }>(
+    `select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at`,
+  );
+  return Number(rows[0]!.at);
+}
+
 export async function backendCpu(
   client: pg.Client,
   database: string,

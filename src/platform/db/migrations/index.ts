@@ -21,6 +21,7 @@ import * as m0021 from './0021_tenant_leading_keys.js';
 import * as m0022 from './0022_readings_without_tenant_fk.js';
 import * as m0023 from './0023_search_words_postgres.js';
 import * as m0024 from './0024_search_index_per_commit.js';
+import * as m0025 from './0025_delivery_room_for_leases.js';
 
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0022_readings_without_tenant_fk': m0022,
   '0023_search_words_postgres': m0023,
   '0024_search_index_per_commit': m0024,
+  '0025_delivery_room_for_leases': m0025,
 };
