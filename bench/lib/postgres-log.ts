@@ -1,5 +1,5 @@
 // What the cost tools (delivery-cost.ts, event-cost.ts, batch-cost.ts) read of the bench's PostgreSQL: the CPU of
-// one database's backends, and the statements the server logged for it.
+// one database's backends, the statements the server logged for it, and the WAL the server wrote.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import pg from 'pg';
 import type { DialectName } from '../../src/platform/db/types.js';
@@ -13,8 +13,10 @@ export function logOffset(): number {
   return statSync(POSTGRES_LOG).size;
 }
 
-/** CPU seconds of the PostgreSQL backends serving `database` now (by pid, remembered across calls). */
-/** The server's WAL position in bytes: the difference between two is what was written between them. */
+/**
+ * The server's WAL position in bytes: the difference between two is what the whole server wrote
+ * between them (every database's, so nothing else should run on it meanwhile).
+ */
 export async function walPosition(client: pg.Client): Promise<number> {
   const { rows } = await client.query<{ at: string }>(
     `select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as at`,
@@ -22,6 +24,7 @@ export async function walPosition(client: pg.Client): Promise<number> {
   return Number(rows[0]!.at);
 }
 
+/** CPU seconds of the PostgreSQL backends serving `database` now (by pid, remembered across calls). */
 export async function backendCpu(
   client: pg.Client,
   database: string,
