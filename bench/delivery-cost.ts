@@ -1,6 +1,7 @@
 // What one delivery costs, measured in ways the machine's other load moves little: CPU seconds of
 // the `furrow serve` process and of the PostgreSQL backends of its database over a backlog, per
-// delivery; and on PostgreSQL the statements per delivery, counted in the server's log with
+// delivery; and on PostgreSQL the WAL the server writes per delivery (the whole server's: run it
+// with nothing else on it) and the statements per delivery, counted in the server's log with
 // `log_statement = 'all'` set on the bench's database (a drain of its own: logging costs CPU).
 //
 //   node --import tsx bench/delivery-cost.ts [sqlite|postgres] [alerts (default 500)]
