@@ -95,12 +95,17 @@ export async function resolveApiKey(
   return findLiveApiKey(deps.db, sha256Hex(key), deps.clock.now());
 }
 
+/** Whether a request with this context at `now` is to note its key's use (noteApiKeyUse would write). */
+export function apiKeyUseDue(auth: AuthContext, now: number): boolean {
+  const key = auth.apiKey;
+  return key !== undefined && (key.lastUsedAt === null || now - key.lastUsedAt >= LAST_USED_RESOLUTION_MS);
+}
+
 /** Notes the use of a key when its last noted use is a minute old (the cached context remembers it). */
 export async function noteApiKeyUse(deps: { db: Db; clock: Clock }, auth: AuthContext): Promise<void> {
   const key = auth.apiKey;
-  if (!key) return;
   const now = deps.clock.now();
-  if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+  if (!key || !apiKeyUseDue(auth, now)) return;
   key.lastUsedAt = now;
   await touchApiKey({ db: deps.db, tenantId: auth.tenant.id }, key.id, now);
 }

@@ -7,7 +7,7 @@ import { type Language, parseLanguage } from '../../platform/i18n.js';
 import { newAccessToken, sha256Hex } from '../../platform/ids.js';
 import type { AuthContext, AuthUser } from '../../platform/resource/context.js';
 import { isStorableText } from '../../platform/text.js';
-import { isApiKey, noteApiKeyUse, resolveApiKey } from './api-key.service.js';
+import { apiKeyUseDue, isApiKey, noteApiKeyUse, resolveApiKey } from './api-key.service.js';
 import {
   countAttempts,
   failedAttemptsByBucket,
@@ -213,21 +213,40 @@ export async function loginAlerts(
   return alerts;
 }
 
-export async function resolveToken(
+/**
+ * The context of a request made with this token, or null. A token resolved before, with nothing of
+ * it changed since (TokenCache), is answered at once, without a promise: the request's auth hook
+ * then runs to its end in the same turn. Anything else (a read, a key's use to note) answers a
+ * promise.
+ */
+export function resolveToken(
   deps: Pick<AuthDeps, 'db' | 'clock'> & { tokenCache?: TokenCache | undefined },
   token: string,
-): Promise<AuthContext | null> {
+): AuthContext | null | Promise<AuthContext | null> {
   if (token.length > 200) return null;
   const now = deps.clock.now();
   const cache = deps.tokenCache;
   const version = cache?.version();
-  let auth = cache && version !== undefined ? cache.find(token, version, now) : undefined;
+  const cached = cache && version !== undefined ? cache.find(token, version, now) : undefined;
+  if (cached && !apiKeyUseDue(cached, now)) return cached;
+  return resolveTokenLater(deps, token, cached, version, now);
+}
+
+async function resolveTokenLater(
+  deps: Pick<AuthDeps, 'db' | 'clock'> & { tokenCache?: TokenCache | undefined },
+  token: string,
+  cached: AuthContext | undefined,
+  version: number | undefined,
+  now: number,
+): Promise<AuthContext | null> {
+  let auth = cached;
   if (!auth) {
     const found = isApiKey(token)
       ? await resolveApiKey(deps, token)
       : await findLiveToken(deps.db, sha256Hex(token), now);
     if (!found) return null;
-    if (cache && version !== undefined) cache.keep(token, version, found.auth, found.expiresAt);
+    if (deps.tokenCache && version !== undefined)
+      deps.tokenCache.keep(token, version, found.auth, found.expiresAt);
     auth = found.auth;
   }
   await noteApiKeyUse(deps, auth);

@@ -8,7 +8,8 @@ import { client, startTestApp, type TestApp } from '../../../test/support/app.js
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
 import { sha256Hex } from '../../platform/ids.js';
-import { authChanged } from './token-cache.js';
+import { resolveToken } from './auth.service.js';
+import { authChanged, TokenCache } from './token-cache.js';
 
 forEachDialect('token cache', (database) => {
   let t: TestApp;
@@ -114,5 +115,48 @@ forEachDialect('token cache', (database) => {
     assert.equal((await me(after)).body.data.user.name, 'Renamed');
     assert.equal((await owner.delete(`/api/users/${staff.id}`)).status, 200);
     assert.equal((await me(after)).status, 401);
+  });
+  it('answers a token known here at once, without a promise, and reads or notes a key with one', async () => {
+    const cache = new TokenCache(t.database.changes);
+    const deps = { db: t.database.db, clock: t.clock, tokenCache: cache };
+    const token = await loginToken(t.url, farm.code, farm.owner);
+    // First seen here: read from the database.
+    const first = resolveToken(deps, token);
+    assert.ok(first instanceof Promise);
+    const read = await first;
+    assert.equal(read?.user.id, farm.owner.id);
+    // Known, and nothing of it changed: the same context, synchronously (the auth hook then ends in
+    // the request's own turn).
+    const known = resolveToken(deps, token);
+    assert.ok(!(known instanceof Promise));
+    assert.equal(known, read);
+    // A change to the auth rows: read again.
+    await authChanged(t.database.db);
+    const changed = resolveToken(deps, token);
+    assert.ok(changed instanceof Promise);
+    assert.equal((await changed)?.user.id, farm.owner.id);
+    assert.equal(await resolveToken(deps, 'not-a-token'), null);
+
+    // An API key: known here too, but its use is noted (a write) at most once a minute, with a promise.
+    const created = await client(t.url, token).post('/api/auth/api-keys', {
+      json: { name: 'gateway', role: 'staff' },
+    });
+    assert.equal(created.status, 201, created.text);
+    const key: string = created.body.data.key;
+    const byKey = await resolveToken(deps, key);
+    assert.ok(byKey?.apiKey);
+    const usedAt = byKey.apiKey.lastUsedAt;
+    assert.equal(usedAt, t.clock.now());
+    assert.ok(!(resolveToken(deps, key) instanceof Promise));
+    t.clock.advance(60_000);
+    const due = resolveToken(deps, key);
+    assert.ok(due instanceof Promise);
+    assert.equal((await due)?.apiKey?.lastUsedAt, t.clock.now());
+    const row = await t.database.db
+      .selectFrom('api_keys')
+      .select('last_used_at')
+      .where('id', '=', created.body.data.id)
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(row.last_used_at), t.clock.now());
   });
 });

@@ -9,7 +9,11 @@ import type { AuthContext } from '../resource/context.js';
 
 export type { AuthContext, AuthUser } from '../resource/context.js';
 
-export type TokenResolver = (token: string) => Promise<AuthContext | null>;
+/**
+ * The context of a request made with `token`, or null: at once when it is known here (a cache hit),
+ * else a promise.
+ */
+export type TokenResolver = (token: string) => AuthContext | null | Promise<AuthContext | null>;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,18 +31,35 @@ export function registerAuth(app: FastifyInstance, resolveToken: TokenResolver):
   app.decorateRequest('auth', null);
   app.decorateRequest('language', 'en');
 
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: a token known here is checked without a promise, and the
+  // request goes on in the same turn.
+  app.addHook('onRequest', (request, _reply, done) => {
     const asked = languageFromAcceptLanguage(request.headers['accept-language']);
     request.language = asked ?? 'en';
-    if (request.routeOptions.config.public || !request.routeOptions.url?.startsWith('/api/')) return;
+    if (request.routeOptions.config.public || !request.routeOptions.url?.startsWith('/api/')) {
+      done();
+      return;
+    }
     const token = tokenOf(request);
-    const auth = token ? await resolveToken(token) : null;
-    if (!auth) throw new AppError('auth.token_invalid', 401);
-    request.auth = auth;
-    // The language chosen at login wins over the browser's default Accept-Language; a request
-    // that names no language of ours gets the user's own (account settings).
-    request.language = auth.language ?? asked ?? auth.userLanguage ?? 'en';
+    const resolved = token ? resolveToken(token) : null;
+    if (resolved instanceof Promise) {
+      resolved.then((auth) => done(authenticate(request, auth, asked)), done);
+    } else done(authenticate(request, resolved, asked));
   });
+}
+
+/** Sets the request's context from its token's, or answers the error to end it with. */
+function authenticate(
+  request: FastifyRequest,
+  auth: AuthContext | null,
+  asked: Language | undefined,
+): AppError | undefined {
+  if (!auth) return new AppError('auth.token_invalid', 401);
+  request.auth = auth;
+  // The language chosen at login wins over the browser's default Accept-Language; a request that
+  // names no language of ours gets the user's own (account settings).
+  request.language = auth.language ?? asked ?? auth.userLanguage ?? 'en';
+  return undefined;
 }
 
 export function tokenOf(request: FastifyRequest): string | undefined {

@@ -146,7 +146,11 @@ export class ReadCache {
  */
 export function readCacheHooks(cache: ReadCache) {
   return {
-    onRequest: async (request: FastifyRequest, reply: FastifyReply) => cache.answer(request, reply),
+    // A callback hook: a hit is answered in the same turn, without a promise. Sent here, the
+    // request ends without `done`.
+    onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (cache.answer(request, reply) === undefined) done();
+    },
     onSend: (
       request: FastifyRequest,
       reply: FastifyReply,
