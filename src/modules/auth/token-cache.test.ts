@@ -7,6 +7,7 @@ import { after, before, it } from 'node:test';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { loginToken, makeTenant, makeUser, type TestTenant } from '../../../test/support/factories.js';
+import { PostgresChanges } from '../../platform/db/postgres-changes.js';
 import { sha256Hex } from '../../platform/ids.js';
 import { resolveToken } from './auth.service.js';
 import { authChanged, TokenCache } from './token-cache.js';
@@ -117,7 +118,17 @@ forEachDialect('token cache', (database) => {
     assert.equal((await me(after)).status, 401);
   });
   it('answers a token known here at once, without a promise, and reads or notes a key with one', async () => {
-    const cache = new TokenCache(t.database.changes);
+    const { changes } = t.database;
+    // On PostgreSQL nothing is cached until the process listens for changes (its first version()
+    // starts it): wait for it, so that the first read below is kept.
+    if (changes instanceof PostgresChanges) {
+      changes.start();
+      for (let i = 0; !changes.isListening; i++) {
+        assert.ok(i < 200, 'not listening after 10 s');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    const cache = new TokenCache(changes);
     const deps = { db: t.database.db, clock: t.clock, tokenCache: cache };
     const token = await loginToken(t.url, farm.code, farm.owner);
     // First seen here: read from the database.

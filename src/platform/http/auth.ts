@@ -43,7 +43,12 @@ export function registerAuth(app: FastifyInstance, resolveToken: TokenResolver):
     const token = tokenOf(request);
     const resolved = token ? resolveToken(token) : null;
     if (resolved instanceof Promise) {
-      resolved.then((auth) => done(authenticate(request, auth, asked)), done);
+      // A rejection without a reason must still end the request (done() with nothing goes on).
+      resolved.then(
+        (auth) => done(authenticate(request, auth, asked)),
+        (err: unknown) =>
+          done(err instanceof Error ? err : new Error('the access token could not be checked')),
+      );
     } else done(authenticate(request, resolved, asked));
   });
 }
