@@ -5,10 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
-import { serveHeapFlags } from './heap.js';
+import { serveV8Flags } from './heap.js';
 import { sourceDigest } from './source-digest.js';
 
-for (const flag of serveHeapFlags(process.argv.slice(2))) setFlagsFromString(flag);
+for (const flag of serveV8Flags(process.argv.slice(2))) setFlagsFromString(flag);
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const stamp = `${root}dist/.source-digest`;

@@ -59,3 +59,21 @@ it('npm start and the furrow command start Node with the same flags, which the t
   const started = spawnSync(process.execPath, [...SERVE_NODE_FLAGS, '-e', '0'], { encoding: 'utf8' });
   assert.equal(started.status, 0, started.stderr);
 });
+
+it('furrow serve sets its own V8 flags unless node was started with them, and only for serve', async () => {
+  const { serveV8Flags } = await import('../bin/heap.js');
+  const ours = serveV8Flags(['serve'], [], '');
+  assert.deepEqual(ours, ['--heap-growing-percent=50', '--liftoff-only']);
+  assert.deepEqual(serveV8Flags(['migrate'], [], ''), []);
+  // A value given on node's command line or in NODE_OPTIONS is kept, in either spelling.
+  assert.deepEqual(serveV8Flags(['serve', '--role', 'api'], ['--heap_growing_percent=80'], ''), [
+    '--liftoff-only',
+  ]);
+  assert.deepEqual(serveV8Flags(['serve'], [], '--max-old-space-size=512 --no-liftoff-only'), [
+    '--heap-growing-percent=50',
+  ]);
+  assert.deepEqual(serveV8Flags(['serve'], ['--liftoff_only'], '--heap-growing-percent=30'), []);
+  // Node refuses a V8 flag it does not know on its command line (v8.setFlagsFromString would not say).
+  const started = spawnSync(process.execPath, [...ours, '-e', '0'], { encoding: 'utf8' });
+  assert.equal(started.status, 0, started.stderr);
+});

@@ -318,6 +318,71 @@ forEachDialect('IoT readings and alerts', (database) => {
       assert.deepEqual(await statuses(two), [`${b} resolved 41`, `${c} active 45`].sort());
     });
 
+    it('queues the deliveries of a batch bigger than one statement in event order, and none of a batch that fails after writing some', async () => {
+      // 700 events (350 raises, 350 resolves) to one endpoint: more deliveries than one insert
+      // takes (500), so some are written before the batch ends.
+      const d = await device('many-1', { zone_id: null });
+      await api.post('/api/iot/rules', {
+        json: { metric: 'temperature', operator: 'gt', threshold: 30, device_id: d.id },
+      });
+      const hook = await api.post('/api/webhooks', {
+        json: { url: 'https://93.184.215.14/many', events: ['iot.alert.raised', 'iot.alert.resolved'] },
+      });
+      assert.equal(hook.status, 201, hook.text);
+      const db = t.database.db;
+      const events = async () =>
+        (
+          await db
+            .selectFrom('webhook_deliveries')
+            .select(['event_type', 'body'])
+            .where('tenant_id', '=', f.farm.id)
+            .orderBy('id')
+            .execute()
+        )
+          .map((row) => ({ type: row.event_type, data: JSON.parse(row.body).data }))
+          .filter((event) => event.data.device_code === 'many-1')
+          .map((event) => `${event.type} ${event.data.alert_id}`);
+      const crossings = (from: number) =>
+        Array.from({ length: 700 }, (_, i) => temperature('many-1', i % 2 === 0 ? 40 : 20, from + i / 100));
+      try {
+        const res = await send(crossings(100));
+        assert.equal(res.status, 200, res.text);
+        const results = res.body.data.results as { alert_ids: number[]; resolved_alert_ids: number[] }[];
+        const expected = results.flatMap((r) => [
+          ...r.alert_ids.map((id) => `iot.alert.raised ${id}`),
+          ...r.resolved_alert_ids.map((id) => `iot.alert.resolved ${id}`),
+        ]);
+        assert.equal(expected.length, 700);
+        assert.deepEqual(await events(), expected);
+
+        // The rule states are written last (with the last deliveries on PostgreSQL): refused, the
+        // batch leaves none of the deliveries it wrote before.
+        if (database.dialect === 'postgres') {
+          await sql`create function refuse_states() returns trigger language plpgsql as $$
+            begin raise exception 'states refused'; end $$`.execute(db);
+          await sql`create trigger refuse_states before insert or update on iot_rule_states
+            for each row execute function refuse_states()`.execute(db);
+        } else {
+          await sql`create trigger refuse_states before update on iot_rule_states
+            begin select raise(abort, 'states refused'); end`.execute(db);
+        }
+        let failed: Awaited<ReturnType<typeof send>>;
+        try {
+          failed = await send(crossings(200));
+        } finally {
+          await sql`drop trigger refuse_states${sql.raw(database.dialect === 'postgres' ? ' on iot_rule_states' : '')}`.execute(
+            db,
+          );
+          if (database.dialect === 'postgres') await sql`drop function refuse_states()`.execute(db);
+        }
+        assert.equal(failed.status, 500, failed.text);
+        assert.equal((await events()).length, 700);
+        assert.equal((await api.get(`/api/iot/devices/${d.id}/readings?pageLimit=1000`)).body.length, 700);
+      } finally {
+        await api.delete(`/api/webhooks/${hook.body.data.id}`);
+      }
+    });
+
     it('rejects bad readings one by one and keeps the good ones of the batch', async () => {
       const d = await device('mixed-1');
       const res = await send([

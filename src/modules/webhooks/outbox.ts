@@ -36,33 +36,41 @@ const DELIVERIES_PER_STATEMENT = 500;
 
 /**
  * The deliveries of one transaction's events, queued by flush once it has emitted them all: a
- * batch of readings that raises and resolves many alerts queues them in one insert, not one per
- * event, wakes the workers once, and on PostgreSQL the same statement makes the caller's last
- * write (its rule states) and the NOTIFY. Only for a transaction that reads none of its own
- * deliveries before flush; the rows keep the order of their events.
+ * batch of readings that raises and resolves many alerts queues them in a few inserts, not one per
+ * event, wakes the workers once, and on PostgreSQL its last insert makes the caller's last write
+ * (its rule states) and the NOTIFY. A statement's worth is written as soon as more are waiting, so
+ * a batch holds at most that many rows in memory however many events and endpoints it has. Only
+ * for a transaction that reads none of its own deliveries before flush; the rows keep the order of
+ * their events.
  */
 export class DeliveriesOfTransaction {
   private rows: DeliveryInsert[] = [];
+  /** Endpoints with pending deliveries among all the rows added: the wake-up's. */
+  private readonly pending = new Set<number>();
 
-  add(rows: readonly DeliveryInsert[]): void {
-    this.rows.push(...rows);
+  /** Adds an event's rows; writes the oldest statement's worth while more than one is waiting. */
+  async add(tx: Scope, rows: readonly DeliveryInsert[]): Promise<void> {
+    for (const row of rows) {
+      this.rows.push(row);
+      if (row.status === 'pending') this.pending.add(row.endpoint_id);
+    }
+    // At least one row stays for flush, whose statement carries the caller's write on PostgreSQL.
+    while (this.rows.length > DELIVERIES_PER_STATEMENT) {
+      await insertDeliveries(tx, this.rows.splice(0, DELIVERIES_PER_STATEMENT));
+    }
   }
 
-  /** Queues the deliveries added, and makes `write` (in their last statement on PostgreSQL). */
+  /** Queues the deliveries still waiting, and makes `write` (in their statement on PostgreSQL). */
   async flush<T extends keyof Database>(tx: Scope, write?: AlongsideWrite<T>): Promise<void> {
     const rows = this.rows;
+    const pending = [...this.pending];
     this.rows = [];
-    const pending = rows.filter((r) => r.status === 'pending').map((r) => r.endpoint_id);
-    const postgres = isPostgresDb(tx.db);
-    for (let i = 0; i < rows.length; i += DELIVERIES_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + DELIVERIES_PER_STATEMENT);
-      const last = i + DELIVERIES_PER_STATEMENT >= rows.length;
-      if (postgres && last) {
-        await insertDeliveries(tx, chunk, pending.length > 0 ? wakeUpNotice(pending) : undefined, write);
-        return;
-      }
-      await insertDeliveries(tx, chunk);
+    this.pending.clear();
+    if (rows.length > 0 && isPostgresDb(tx.db)) {
+      await insertDeliveries(tx, rows, pending.length > 0 ? wakeUpNotice(pending) : undefined, write);
+      return;
     }
+    if (rows.length > 0) await insertDeliveries(tx, rows);
     if (write) await write.execute();
     if (pending.length > 0) await notifyDeliveryWorkers(tx.db, pending);
   }
@@ -104,7 +112,7 @@ export async function emitEvent(
     );
     // Queued now, unless the caller keeps its transaction's deliveries for the end.
     const deliveries = deps.deliveries ?? new DeliveriesOfTransaction();
-    deliveries.add(rows);
+    await deliveries.add(tx, rows);
     if (!deps.deliveries) await deliveries.flush(tx);
     return rows.map((r) => r.public_id);
   });
