@@ -94,7 +94,11 @@ export async function adminOf(
   databaseUrl: string,
 ): Promise<{ database: string; admin: pg.Client | undefined }> {
   if (dialect !== 'postgres') return { database: '', admin: undefined };
-  const admin = new pg.Client({ connectionString: databaseUrl.replace(/\/[^/]*$/, '/postgres') });
+  // The same server's `postgres` database: only the URL's path changes (a socket directory given as
+  // `?host=/var/run/postgresql` stays as it is).
+  const adminUrl = new URL(databaseUrl);
+  adminUrl.pathname = '/postgres';
+  const admin = new pg.Client({ connectionString: adminUrl.toString() });
   await admin.connect();
   return { database: new URL(databaseUrl).pathname.slice(1), admin };
 }
