@@ -21,7 +21,12 @@ async function main(): Promise<void> {
   ensureCompiled();
   const receiver = await startReceiver(RECEIVERS);
   const deployment = await deploy(dialect, receiverEnv(receiver));
-  const { database, admin } = await adminOf(dialect, deployment.databaseUrl);
+  // The database goes with the deployment even when the server's admin connection cannot be had.
+  const { database, admin } = await adminOf(dialect, deployment.databaseUrl).catch(async (error) => {
+    await deployment.close();
+    receiver.close();
+    throw error;
+  });
   try {
     const setup = await deployment.api();
     const api = await login(setup.url);
