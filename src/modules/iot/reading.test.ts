@@ -16,6 +16,44 @@ forEachDialect('IoT readings and alerts', (database) => {
     ({ t, api, places } = f);
   });
 
+  /** The webhook events queued about a device's readings, in the order queued: "type alert_id". */
+  const queuedEvents = async (deviceCode: string) =>
+    (
+      await t.database.db
+        .selectFrom('webhook_deliveries')
+        .select(['event_type', 'body'])
+        .where('tenant_id', '=', f.farm.id)
+        .orderBy('id')
+        .execute()
+    )
+      .map((row) => ({ type: row.event_type, data: JSON.parse(row.body).data }))
+      .filter((event) => event.data.device_code === deviceCode)
+      .map((event) => `${event.type} ${event.data.alert_id}`);
+
+  /**
+   * Runs `fn` while a trigger refuses every write to `table` (on SQLite, the `sqliteOn` kind),
+   * then drops the trigger.
+   */
+  const whileRefused = async <R>(table: string, sqliteOn: 'insert' | 'update', fn: () => Promise<R>) => {
+    const db = t.database.db;
+    const postgres = database.dialect === 'postgres';
+    if (postgres) {
+      await sql`create function refuse_write() returns trigger language plpgsql as $$
+        begin raise exception 'write refused'; end $$`.execute(db);
+      await sql`create trigger refuse_write before insert or update on ${sql.table(table)}
+        for each row execute function refuse_write()`.execute(db);
+    } else {
+      await sql`create trigger refuse_write before ${sql.raw(sqliteOn)} on ${sql.table(table)}
+        begin select raise(abort, 'write refused'); end`.execute(db);
+    }
+    try {
+      return await fn();
+    } finally {
+      await sql`drop trigger refuse_write${postgres ? sql` on ${sql.table(table)}` : sql``}`.execute(db);
+      if (postgres) await sql`drop function refuse_write()`.execute(db);
+    }
+  };
+
   describe('readings', () => {
     it('raises an alert only when a value crosses the threshold from the normal side', async () => {
       const d = await device('edge-1');
@@ -164,18 +202,7 @@ forEachDialect('IoT readings and alerts', (database) => {
       });
       assert.equal(hook.status, 201, hook.text);
       const reading = (value: number, s: number) => temperature('turns-1', value, s);
-      const events = async () =>
-        (
-          await t.database.db
-            .selectFrom('webhook_deliveries')
-            .select(['event_type', 'body'])
-            .where('tenant_id', '=', f.farm.id)
-            .orderBy('id')
-            .execute()
-        )
-          .map((row) => ({ type: row.event_type, data: JSON.parse(row.body).data }))
-          .filter((event) => event.data.device_code === 'turns-1')
-          .map((event) => `${event.type} ${event.data.alert_id}`);
+      const events = () => queuedEvents('turns-1');
       try {
         const res = await send([
           reading(31, 1),
@@ -329,19 +356,7 @@ forEachDialect('IoT readings and alerts', (database) => {
         json: { url: 'https://93.184.215.14/many', events: ['iot.alert.raised', 'iot.alert.resolved'] },
       });
       assert.equal(hook.status, 201, hook.text);
-      const db = t.database.db;
-      const events = async () =>
-        (
-          await db
-            .selectFrom('webhook_deliveries')
-            .select(['event_type', 'body'])
-            .where('tenant_id', '=', f.farm.id)
-            .orderBy('id')
-            .execute()
-        )
-          .map((row) => ({ type: row.event_type, data: JSON.parse(row.body).data }))
-          .filter((event) => event.data.device_code === 'many-1')
-          .map((event) => `${event.type} ${event.data.alert_id}`);
+      const events = () => queuedEvents('many-1');
       const crossings = (from: number) =>
         Array.from({ length: 700 }, (_, i) => temperature('many-1', i % 2 === 0 ? 40 : 20, from + i / 100));
       try {
@@ -357,24 +372,7 @@ forEachDialect('IoT readings and alerts', (database) => {
 
         // The rule states are written last (with the last deliveries on PostgreSQL): refused, the
         // batch leaves none of the deliveries it wrote before.
-        if (database.dialect === 'postgres') {
-          await sql`create function refuse_states() returns trigger language plpgsql as $$
-            begin raise exception 'states refused'; end $$`.execute(db);
-          await sql`create trigger refuse_states before insert or update on iot_rule_states
-            for each row execute function refuse_states()`.execute(db);
-        } else {
-          await sql`create trigger refuse_states before update on iot_rule_states
-            begin select raise(abort, 'states refused'); end`.execute(db);
-        }
-        let failed: Awaited<ReturnType<typeof send>>;
-        try {
-          failed = await send(crossings(200));
-        } finally {
-          await sql`drop trigger refuse_states${sql.raw(database.dialect === 'postgres' ? ' on iot_rule_states' : '')}`.execute(
-            db,
-          );
-          if (database.dialect === 'postgres') await sql`drop function refuse_states()`.execute(db);
-        }
+        const failed = await whileRefused('iot_rule_states', 'update', () => send(crossings(200)));
         assert.equal(failed.status, 500, failed.text);
         assert.equal((await events()).length, 700);
         assert.equal((await api.get(`/api/iot/devices/${d.id}/readings?pageLimit=1000`)).body.length, 700);
@@ -532,30 +530,15 @@ forEachDialect('IoT readings and alerts', (database) => {
         }
         // The daily roll-up, written last, is refused.
         const db = t.database.db;
-        if (database.dialect === 'postgres') {
-          await sql`create function refuse_rollup() returns trigger language plpgsql as $$
-            begin raise exception 'roll-up refused'; end $$`.execute(db);
-          await sql`create trigger refuse_rollup before insert or update on iot_readings_1d
-            for each row execute function refuse_rollup()`.execute(db);
-        } else {
-          await sql`create trigger refuse_rollup before insert on iot_readings_1d
-            begin select raise(abort, 'roll-up refused'); end`.execute(db);
-        }
-        let res: Awaited<ReturnType<typeof send>>;
-        try {
-          res = await send(
+        const res = await whileRefused('iot_readings_1d', 'insert', () =>
+          send(
             Array.from({ length: 50 }, (_, i) => ({
               device_code: code,
               metric: 'temperature',
               value: 20 + i,
             })),
-          );
-        } finally {
-          await sql`drop trigger refuse_rollup${sql.raw(database.dialect === 'postgres' ? ' on iot_readings_1d' : '')}`.execute(
-            db,
-          );
-          if (database.dialect === 'postgres') await sql`drop function refuse_rollup()`.execute(db);
-        }
+          ),
+        );
         assert.equal(res.status, 500, res.text);
         assert.deepEqual((await api.get(`/api/iot/devices/${d.id}/readings`)).body, []);
         for (const table of ['iot_readings_1m', 'iot_readings_1h', 'iot_readings_1d'] as const) {
