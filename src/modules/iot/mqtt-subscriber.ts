@@ -165,11 +165,24 @@ export class MqttSubscriber implements BackgroundService {
   /** The leases run until `until`: connections end a third of a lease before, unless renewed again. */
   private renewed(until: number): void {
     this.connectUntil = until - Math.floor(this.leaseMs / 3);
+    this.armExpiry();
+  }
+
+  /**
+   * Ends every connection at connectUntil unless a renewal moved it. A timer may fire a few ms before
+   * the clock reaches its time (Node's loop time lags the clock after a busy turn): then it waits
+   * again for the rest, rather than leaving the connections up past their leases.
+   */
+  private armExpiry(): void {
     if (this.expiry) clearTimeout(this.expiry);
     this.expiry = setTimeout(
       () => {
         this.expiry = undefined;
-        if (this.stopped || this.deps.clock.now() < this.connectUntil) return;
+        if (this.stopped) return;
+        if (this.deps.clock.now() < this.connectUntil) {
+          this.armExpiry();
+          return;
+        }
         this.deps.logger.warn(
           { sources: this.heldSourceIds },
           'MQTT leases could not be renewed in time; disconnecting before they end',
@@ -178,7 +191,7 @@ export class MqttSubscriber implements BackgroundService {
         this.connections.clear();
         for (const connection of lost) void connection.stop(false);
       },
-      Math.max(0, this.connectUntil - this.deps.clock.now()),
+      Math.max(1, this.connectUntil - this.deps.clock.now()),
     );
     this.expiry.unref();
   }
