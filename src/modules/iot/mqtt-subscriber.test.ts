@@ -3,6 +3,7 @@
 // effect by themselves; the public-address rule holds at connect time.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import mqtt from 'mqtt';
 import { client, startTestApp, type TestApp } from '../../../test/support/app.js';
 import { forEachDialect } from '../../../test/support/databases.js';
@@ -282,5 +283,66 @@ forEachDialect('MQTT subscriber', (database) => {
         await subscriber.start();
       }
     });
+  });
+});
+
+forEachDialect('MQTT subscriber leases', (database) => {
+  let t: TestApp;
+  let owner: ReturnType<typeof client>;
+  let farmCode: string;
+  let sourceId: number | undefined;
+
+  before(async () => {
+    t = await startTestApp(database.url, { env: { MQTT_ALLOW_PRIVATE_HOSTS: '127.0.0.1' } });
+    const farm = await makeTenant(t.database.db);
+    farmCode = farm.code;
+    owner = client(t.url, await loginToken(t.url, farm.code, farm.owner));
+  });
+  after(async () => {
+    try {
+      if (sourceId !== undefined) await forgetSessions(SHARED_BROKER_URL, farmCode, [sourceId]);
+    } finally {
+      await t?.close();
+    }
+  });
+
+  it('ends its connections when their lease ends, even when the timer fires before the clock gets there', async () => {
+    // The clock this subscriber reads lags behind the timers by `lag` once the renewals fail: its
+    // expiry timer then fires while the clock is still short of the end (as Node's loop time can
+    // be ahead of the clock after a busy turn), and must wait for the rest rather than give up.
+    let lag = 0;
+    const lagging = { now: () => Date.now() - lag };
+    const subscriber = new MqttSubscriber(
+      { db: t.database.db, clock: lagging, secretKey: t.config.secretKey!, config: t.config, logger: quiet },
+      { pollMs: 200, leaseMs: 1500 },
+    );
+    const res = await owner.post('/api/iot/mqtt-sources', {
+      json: {
+        name: 'Lease',
+        url: SHARED_BROKER_URL,
+        topics: [`${uniqueTopicPrefix('lease')}/+`],
+        format: 'furrow',
+      },
+    });
+    assert.equal(res.status, 201, res.text);
+    sourceId = res.body[0].id as number;
+    await subscriber.start();
+    const renamed = sql`alter table iot_mqtt_sources rename to iot_mqtt_sources_away`;
+    const restored = sql`alter table iot_mqtt_sources_away rename to iot_mqtt_sources`;
+    try {
+      await waitFor('the source held', async () =>
+        subscriber.heldSourceIds.length === 1 ? true : undefined,
+      );
+      // No renewal can succeed from now on: the connection must end at its lease's end.
+      await renamed.execute(t.database.db);
+      lag = 400;
+      // Without the wait for the rest, nothing ends it: every renewal fails.
+      await waitFor('the connection ended', async () =>
+        subscriber.heldSourceIds.length === 0 ? true : undefined,
+      );
+    } finally {
+      await restored.execute(t.database.db).catch(() => {});
+      await subscriber.stop();
+    }
   });
 });
