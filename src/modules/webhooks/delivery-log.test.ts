@@ -7,7 +7,7 @@ import { it } from 'node:test';
 import { type Kysely, sql } from 'kysely';
 import { forEachDialect } from '../../../test/support/databases.js';
 import { webhookFixture } from '../../../test/support/webhook-fixture.js';
-import { LOG_SIZE, LogPruner, PRUNE_BATCH, PRUNE_EVERY } from './delivery-log.js';
+import { LOG_SIZE, LogPruner, PRUNE_BATCH, PRUNE_EVERY, pruneDeliveryLog } from './delivery-log.js';
 
 forEachDialect('webhook delivery log pruning', (database) => {
   const f = webhookFixture(database);
@@ -32,11 +32,13 @@ forEachDialect('webhook delivery log pruning', (database) => {
   async function finishedDeliveries(
     key: { tenantId: number; endpointId: number },
     count: number,
+    options: { status?: 'succeeded' | 'failed' | 'pending'; finishedAt?: (i: number) => number } = {},
   ): Promise<string[]> {
     const now = f.t.clock.now();
     const ids: string[] = [];
     for (let n = 0; n < count; n++) {
       const i = serial++;
+      const status = options.status ?? 'succeeded';
       ids.push(`dlv_prune_${i}`);
       const { id } = await db()
         .insertInto('webhook_deliveries')
@@ -46,12 +48,12 @@ forEachDialect('webhook delivery log pruning', (database) => {
           public_id: `dlv_prune_${i}`,
           event_type: 'harvest.batch.created',
           body: '{}',
-          status: 'succeeded',
+          status,
           attempt_count: 1,
           counts_toward_pause: 1,
           request_headers: '{}',
           created_at: now + i,
-          finished_at: now + i,
+          finished_at: status === 'pending' ? null : (options.finishedAt?.(n) ?? now + i),
         })
         .returning('id')
         .executeTakeFirstOrThrow();
@@ -141,6 +143,41 @@ forEachDialect('webhook delivery log pruning', (database) => {
       ],
       'the idle prune takes every endpoint with any finished',
     );
+  });
+
+  it('keeps the newest 50 by finish time then id, ties across the cut included, and every queued one', async () => {
+    const key = await endpointKey();
+    const queued = await finishedDeliveries(key, 3, { status: 'pending' });
+    const tooFew = await endpointKey();
+    await finishedDeliveries(tooFew, LOG_SIZE - 1);
+    // The planner's statistics are taken while the endpoint has no finished delivery (as after a
+    // backlog was queued): the prune must not depend on them.
+    if (database.dialect === 'postgres') await sql`analyze webhook_deliveries`.execute(db());
+    else await sql`analyze`.execute(db());
+    // 64 finished, four at each millisecond: the cut (the 50th newest) falls inside a group of four.
+    const at = f.t.clock.now() + 1_000;
+    const finished = [
+      ...(await finishedDeliveries(key, 40, { finishedAt: (n) => at + Math.floor(n / 4) })),
+      ...(await finishedDeliveries(key, 24, {
+        status: 'failed',
+        finishedAt: (n) => at + 10 + Math.floor(n / 4),
+      })),
+    ];
+    assert.equal(await pruneDeliveryLog(db(), key.tenantId, key.endpointId), 64 - LOG_SIZE);
+    const kept = new Set(await storedIds(key));
+    // Inserted in id order within each millisecond: the newest are the last inserted.
+    assert.deepEqual(
+      finished.filter((id) => kept.has(id)),
+      finished.slice(-LOG_SIZE),
+    );
+    assert.ok(
+      queued.every((id) => kept.has(id)),
+      'queued deliveries are never pruned',
+    );
+    assert.equal(kept.size, LOG_SIZE + queued.length);
+    assert.deepEqual(await stored(key), { deliveries: LOG_SIZE + 3, attempts: LOG_SIZE + 3 });
+    assert.equal(await pruneDeliveryLog(db(), tooFew.tenantId, tooFew.endpointId), 0);
+    assert.equal((await storedIds(tooFew)).length, LOG_SIZE - 1);
   });
 
   it('an endpoint that cannot be pruned holds back no other, and is pruned again next time', async () => {

@@ -19,25 +19,30 @@ export const LOG_SIZE = 50;
  */
 const FINISHED = sql<SqlBool>`webhook_deliveries.status in ('succeeded', 'failed')`;
 
-/** Keeps the newest LOG_SIZE finished deliveries of an endpoint; queued ones are never pruned. */
+/**
+ * Keeps the newest LOG_SIZE finished deliveries of an endpoint; queued ones are never pruned. The
+ * newest one kept is found once, and every finished delivery older than it (by finished_at, then
+ * id) goes, in one range of the finished deliveries' index. (Written as `id in (the ones past
+ * LOG_SIZE)`, PostgreSQL's planner, which counted no finished deliveries in a backlog, ran that
+ * subquery once per finished delivery of the endpoint: 7.7 ms to prune 24 rows, bench/README.md.)
+ */
 export async function pruneDeliveryLog(db: Db, tenantId: number, endpointId: number): Promise<number> {
+  const oldestKept = db
+    .selectFrom('webhook_deliveries')
+    .select(['finished_at', 'id'])
+    .where('tenant_id', '=', tenantId)
+    .where('endpoint_id', '=', endpointId)
+    .where(FINISHED)
+    .orderBy('finished_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .offset(LOG_SIZE - 1);
   const result = await db
     .deleteFrom('webhook_deliveries')
     .where('tenant_id', '=', tenantId)
     .where('endpoint_id', '=', endpointId)
     .where(FINISHED)
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('tenant_id', '=', tenantId)
-        .where('endpoint_id', '=', endpointId)
-        .where(FINISHED)
-        .orderBy('finished_at', 'desc')
-        .orderBy('id', 'desc')
-        .limit(1_000_000)
-        .offset(LOG_SIZE),
-    )
+    .where(sql<SqlBool>`(webhook_deliveries.finished_at, webhook_deliveries.id) < (${oldestKept})`)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
