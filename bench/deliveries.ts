@@ -3,6 +3,8 @@
 // IoT API, drained by `furrow serve`; the same with one dead receiver among the ten; and the time
 // from an event to its receipt at 200 events/s.
 
+import { fork } from 'node:child_process';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { fairShares, GLOBAL_CONCURRENCY } from '../src/modules/webhooks/worker.js';
 import type { DialectName } from '../src/platform/db/types.js';
@@ -50,7 +52,7 @@ export async function benchDeliveries(dialect: DialectName, settings: Settings):
   const peaks: number[] = [];
   const receiver = await startReceiver(HEALTHY_RECEIVERS);
   try {
-    if (settings.wanted('delivery throughput') || settings.wanted('dead receiver')) {
+    if (['delivery throughput', 'queue by hand', 'dead receiver'].some((name) => settings.wanted(name))) {
       figures.push(...(await throughput(dialect, settings, receiver, peaks)));
     }
     if (settings.wanted('event-to-receipt latency')) {
@@ -144,6 +146,35 @@ async function throughput(
       baselineCpu: ceilingUse,
     });
 
+    if (settings.wanted('queue by hand')) {
+      const byHand = await queueByHand(deployment, receiver, message, settings, {
+        dialect,
+        backlog: DRAIN_BACKLOG_TIMES * settings.backlogEvents * HEALTHY_RECEIVERS,
+      });
+      figures.push(
+        {
+          section: 'deliveries',
+          dialect,
+          name: 'a durable queue by hand (bench/queue-by-hand.ts), 10 receivers',
+          value: byHand.rate,
+          unit: 'messages/s',
+          baseline: { name: `raw undici POSTs, ${IN_FLIGHT} in flight`, value: ceiling },
+          ratio: byHand.rate / ceiling,
+          cpu: byHand.cpu,
+        },
+        {
+          section: 'deliveries',
+          dialect,
+          name: `delivery throughput, ${HEALTHY_RECEIVERS} receivers (queue by hand)`,
+          value: healthy.rate,
+          unit: 'messages/s',
+          baseline: { name: 'the durable queue by hand', value: byHand.rate },
+          ratio: healthy.rate / byHand.rate,
+          cpu: healthy.cpu,
+        },
+      );
+    }
+
     if (settings.wanted('dead receiver')) {
       const apiOnly = await deployment.api();
       await addEndpoints(await login(apiOnly.url), [receiver.deadPort]);
@@ -168,6 +199,63 @@ async function throughput(
     await deployment.close();
   }
   return figures;
+}
+
+/**
+ * The durable ceiling (bench/queue-by-hand.ts): a child process makes a backlog of `backlog` copies of
+ * the message in its own tables (PostgreSQL: Furrow's database, nothing of Furrow running; SQLite: a
+ * file beside Furrow's) and drains it with as many in flight as Furrow's tenant; messages/s at the
+ * receivers over the same window as Furrow's drains.
+ */
+async function queueByHand(
+  deployment: Awaited<ReturnType<typeof deploy>>,
+  receiver: Receiver,
+  message: { body: string },
+  settings: Settings,
+  options: { dialect: DialectName; backlog: number },
+): Promise<{ rate: number; cpu: Record<string, number> }> {
+  const child = fork(join(import.meta.dirname, 'queue-by-hand.ts'), {
+    execArgv: ['--import', 'tsx'],
+    env: {
+      ...process.env,
+      DATABASE_URL:
+        options.dialect === 'sqlite'
+          ? `sqlite:${join(deployment.dir, 'by-hand.db')}`
+          : deployment.databaseUrl,
+      RECEIVER_PORTS: receiver.ports.join(','),
+      RECEIVER_CA: receiver.caFile,
+      MESSAGE_BODY: message.body,
+      BACKLOG: String(options.backlog),
+      IN_FLIGHT: String(IN_FLIGHT),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    // Its end, before it is killed, fails the figure whenever it comes.
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code) => reject(new Error(`queue-by-hand exited with ${code}`))),
+    );
+    exited.catch(() => {});
+    await Promise.race([new Promise<void>((resolve) => child.once('message', () => resolve())), exited]);
+    await receiver.reset();
+    const pid = child.pid!;
+    const meter = cpuMeter({
+      'queue by hand': () => cpuSeconds(pid),
+      receiver: () => cpuSeconds(receiver.pid),
+      ...(options.dialect === 'postgres' ? { postgres: postgresCpuSeconds } : {}),
+    });
+    child.send({ cmd: 'start' });
+    const { rate } = await Promise.race([
+      measureWindow(receiver, { ...settings, backlog: options.backlog }),
+      exited,
+    ]);
+    const cpu = meter();
+    process.stderr.write(`bench: ${options.dialect} queue by hand: ${Math.round(rate)} messages/s\n`);
+    return { rate, cpu };
+  } finally {
+    child.removeAllListeners('exit');
+    child.kill();
+  }
 }
 
 async function latency(
