@@ -97,15 +97,20 @@ async function throughput(
     const message = await receiver.sample();
     await serve.stop();
 
-    // The ceiling, with nothing of Furrow running.
+    // The ceiling, with nothing of Furrow running: measured before the drains and again after them,
+    // the better kept (it moved from 3,800 to 10,200 POSTs/s between runs on one machine: whatever
+    // else the machine does only ever slows it).
     const receiverCpu = () => cpuSeconds(receiver.pid);
     await rawPosts(receiver, message, { concurrency: IN_FLIGHT, durationS: settings.warmupS });
-    const ceilingCpu = cpuMeter({ 'load generator': ownCpuSeconds, receiver: receiverCpu });
-    const ceiling = await rawPosts(receiver, message, {
-      concurrency: IN_FLIGHT,
-      durationS: settings.durationS,
-    });
-    const ceilingUse = ceilingCpu();
+    const rawCeiling = async () => {
+      const meter = cpuMeter({ 'load generator': ownCpuSeconds, receiver: receiverCpu });
+      const rate = await rawPosts(receiver, message, {
+        concurrency: IN_FLIGHT,
+        durationS: settings.durationS,
+      });
+      return { rate, cpu: meter() };
+    };
+    const ceilings = [await rawCeiling()];
 
     const drain = async (name: string, backlog: number) => {
       // The backlog is made by an API-only process, then one `furrow serve` sends it.
@@ -133,34 +138,45 @@ async function throughput(
       'delivery throughput',
       DRAIN_BACKLOG_TIMES * settings.backlogEvents * HEALTHY_RECEIVERS,
     );
+    const byHand = settings.wanted('queue by hand')
+      ? await queueByHand(deployment, receiver, message, settings, {
+          dialect,
+          backlog: DRAIN_BACKLOG_TIMES * settings.backlogEvents * HEALTHY_RECEIVERS,
+        })
+      : undefined;
+    await receiver.reset();
+    ceilings.push(await rawCeiling());
+    const best = ceilings.reduce((a, b) => (b.rate > a.rate ? b : a));
+    const ceiling = best.rate;
+    const rawName = `raw undici POSTs, ${IN_FLIGHT} in flight`;
+    const note = `raw undici measured twice, before and after the drains: ${ceilings
+      .map((c) => Math.round(c.rate).toLocaleString('en-US'))
+      .join(' and ')} POSTs/s; the better kept`;
     figures.push({
       section: 'deliveries',
       dialect,
       name: `delivery throughput, ${HEALTHY_RECEIVERS} receivers`,
       value: healthy.rate,
       unit: 'messages/s',
-      baseline: { name: `raw undici POSTs, ${IN_FLIGHT} in flight`, value: ceiling },
+      baseline: { name: rawName, value: ceiling },
       ratio: healthy.rate / ceiling,
       target: { ratio: 0.5 },
       cpu: healthy.cpu,
-      baselineCpu: ceilingUse,
+      baselineCpu: best.cpu,
+      note,
     });
-
-    if (settings.wanted('queue by hand')) {
-      const byHand = await queueByHand(deployment, receiver, message, settings, {
-        dialect,
-        backlog: DRAIN_BACKLOG_TIMES * settings.backlogEvents * HEALTHY_RECEIVERS,
-      });
+    if (byHand) {
       figures.push(
         {
           section: 'deliveries',
           dialect,
-          name: 'a durable queue by hand (bench/queue-by-hand.ts), 10 receivers',
+          name: `a durable queue by hand (bench/queue-by-hand.ts), ${HEALTHY_RECEIVERS} receivers`,
           value: byHand.rate,
           unit: 'messages/s',
-          baseline: { name: `raw undici POSTs, ${IN_FLIGHT} in flight`, value: ceiling },
+          baseline: { name: rawName, value: ceiling },
           ratio: byHand.rate / ceiling,
           cpu: byHand.cpu,
+          note,
         },
         {
           section: 'deliveries',
