@@ -1,7 +1,8 @@
 // A claim's lease on a backlog: it leases the oldest due deliveries under its token, and on
 // PostgreSQL the versions it writes are heap-only (migration 0025): they stay on their rows' pages
-// and the server counts them as HOT updates, for the claim in a transaction and the one in one
-// statement alike.
+// and the server counts them as HOT updates, for the claim with its shares and the one in one
+// statement alike. Claims side by side never lease one delivery twice; on PostgreSQL, where the
+// claim reads without a lock, one whose chosen deliveries another holds leases the rest and says so.
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
@@ -118,5 +119,109 @@ forEachDialect('delivery lease', (database) => {
     const moved = [...pagesAfter].filter(([id, page]) => pagesBefore.get(id) !== page).map(([id]) => id);
     assert.deepEqual(moved, [], 'rows whose lease wrote their new version on another page');
     if (postgres) assert.equal(await heapOnlyUpdates(2 * CLAIMED), 2 * CLAIMED, 'heap-only updates');
+  });
+  it('never leases one delivery to two claims side by side, and a claim that lost some says so', async () => {
+    const { db } = handle;
+    const tenant = await makeTenant(db);
+    const scope = { db, tenantId: tenant.id };
+    const endpoint = await insertEndpoint(scope, {
+      public_id: 'ep_race',
+      url: 'https://example.com/hook',
+      description: '',
+      events: '["*"]',
+      secret_encrypted: 'x',
+      status: 'active',
+      consecutive_failures: 0,
+      created_at: 0,
+      updated_at: 0,
+    });
+    const now = Date.now();
+    const rows = Array.from({ length: 200 }, (_, n) =>
+      newDeliveryRow({
+        endpointId: endpoint.id,
+        type: 'iot.alert.raised',
+        workspaceId: tenant.code,
+        data: { n },
+        // Due long before the backlog of the test above, which is still queued: claims take these first.
+        now: now - 10_000_000 + n,
+      }),
+    );
+    await insertDeliveries(scope, rows);
+    const claimOf = (owner: string, limit: number) =>
+      claimDueDeliveries(db, {
+        now,
+        leaseMs: LEASE_MS,
+        owner,
+        limit,
+        perEndpointLimit: 200,
+        inFlightByEndpoint: new Map(),
+      });
+    const leasedRows = async () =>
+      db
+        .selectFrom('webhook_deliveries')
+        .select(['id', 'lease_owner'])
+        .where('tenant_id', '=', tenant.id)
+        .where('lease_owner', 'is not', null)
+        .execute();
+
+    if (database.dialect === 'postgres') {
+      // Another transaction holds the 16 oldest (as a claim leasing them would): this claim reads
+      // them as free, chooses them, and its lease skips them.
+      const oldest = await db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('tenant_id', '=', tenant.id)
+        .orderBy('next_attempt_at')
+        .orderBy('id')
+        .limit(16)
+        .execute();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => {
+        locked = resolve;
+      });
+      const holder = db.transaction().execute(async (trx) => {
+        await trx
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('tenant_id', '=', tenant.id)
+          .where(
+            'id',
+            'in',
+            oldest.map((r) => r.id),
+          )
+          .forUpdate()
+          .execute();
+        locked();
+        await released;
+      });
+      await isLocked;
+      const blocked = await claimOf('race-blocked', 16);
+      release();
+      await holder;
+      assert.deepEqual(blocked.deliveries, [], 'the chosen deliveries were held by another');
+      assert.equal(blocked.lost, true);
+      const again = await claimOf('race-again', 16);
+      assert.deepEqual(
+        again.deliveries.map((d) => d.id),
+        oldest.map((r) => r.id),
+      );
+      assert.equal(again.lost, undefined);
+    }
+
+    // Eight claims at once (on PostgreSQL on as many connections): each delivery leased once, under
+    // the token of the one claim that answered it; a claim that leased fewer than it asked lost some.
+    const claims = await Promise.all(Array.from({ length: 8 }, (_, n) => claimOf(`race-${n}`, 16)));
+    const answered = claims.flatMap((c) => c.deliveries.map((d) => [d.id, d.leaseToken] as const));
+    assert.equal(new Set(answered.map(([id]) => id)).size, answered.length, 'a delivery leased twice');
+    const stored = new Map((await leasedRows()).map((r) => [Number(r.id), r.lease_owner]));
+    for (const [id, token] of answered) assert.equal(stored.get(id), token);
+    for (const claim of claims) {
+      if (claim.deliveries.length < 16) assert.equal(claim.lost, true, 'fewer leased than chosen');
+    }
+    assert.ok(answered.length >= 16, `${answered.length} leased`);
   });
 });

@@ -59,13 +59,19 @@ function nextDueColumns(now: string, until: string, leased: string | undefined):
 
 /**
  * PostgreSQL: the lease and the read in one statement, the ids as one array parameter (one text
- * for any number, so a named statement). The next due time is read from the statement's snapshot,
- * which the lease (not touching next_attempt_at) does not change.
+ * for any number, so a named statement). The chosen rows were read without a lock: they are locked
+ * here, skipping any another claim holds, and leased only while still queued and free at `$5`
+ * (another claim may have leased them, or a pause held them, since). The next due time is read from
+ * the statement's snapshot, which the lease (not touching next_attempt_at) does not change.
  */
 const LEASE_AND_READ = (withNextDue: boolean) => `
 with leased as (
   update webhook_deliveries set lease_owner = $1, lease_until = $2
-  where (tenant_id, id) in (select * from unnest($3::bigint[], $4::bigint[]))
+  where (tenant_id, id) in (
+    select c.tenant_id, c.id from webhook_deliveries c
+    where (c.tenant_id, c.id) in (select * from unnest($3::bigint[], $4::bigint[]))
+      and c.status in ('pending', 'retrying') and (c.lease_until is null or c.lease_until < $5)
+    for update of c skip locked)
   returning ${LEASED_COLUMNS('')}
 )
 select ${SENT_COLUMNS},

@@ -38,7 +38,10 @@ export interface QueuedEndpoint {
   tenantId: number;
 }
 
-/** The oldest due deliveries, up to `window` (locked on PostgreSQL, skipping those another claim holds). */
+/**
+ * The oldest due deliveries, up to `window`. Nothing is locked: the lease locks and checks again
+ * the ones chosen (delivery-lease.ts).
+ */
 export async function oldestDue(
   trx: Kysely<Database>,
   now: number,
@@ -78,7 +81,7 @@ function oldestDueQuery(skipping: boolean) {
       .orderBy('id')
       .limit(p.window);
     if (skipping) query = query.where(sql<SqlBool>`webhook_deliveries.id not in ${idListOf(db, p.skip)}`);
-    return isPostgresDb(db) ? query.forUpdate().skipLocked() : query;
+    return query;
   });
 }
 
@@ -151,8 +154,6 @@ export async function dueHeads(
       .orderBy('h.next_attempt_at')
       .orderBy('h.id')
       .limit(options.window)
-      .forUpdate('h')
-      .skipLocked()
       .execute();
   }
   // SQLite has no LATERAL; a correlated IN on the rowid reads the same few index entries.

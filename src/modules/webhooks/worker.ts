@@ -47,6 +47,8 @@ const IDLE_CHECK_MS = 5_000;
  * the answer of a receiver nor makes the delivery go out a second time.
  */
 const UNAVAILABLE_RETRY_MS = 1_000;
+/** The pause before claiming again when another worker leased some of what a claim chose. */
+const LOST_RETRY_MS = 10;
 
 export interface DeliveryWorkerDeps {
   database: DatabaseHandle;
@@ -213,11 +215,14 @@ export class DeliveryWorker implements BackgroundService {
       let sleepMs = this.idleCheckMs;
       try {
         this.woken = false;
-        const { claimed, wanted, capped, nextDueAt: nextAfterCapped, nextDue } = await this.claim();
+        const { claimed, wanted, capped, lost, nextDueAt: nextAfterCapped, nextDue } = await this.claim();
         // Every free slot taken: there may be more to claim. Fewer: all that can go now has gone.
         if (claimed.length > 0 && claimed.length === wanted) continue;
-        if (this.slots.busy === 0) await this.logs.prune(0);
-        if (this.slots.busy < this.slots.size) {
+        // Another worker leased some of what this claim chose: claim again soon, not at once (the
+        // other may hold them in a long transaction).
+        if (lost) sleepMs = LOST_RETRY_MS;
+        else if (this.slots.busy === 0) await this.logs.prune(0);
+        if (!lost && this.slots.busy < this.slots.size) {
           const now = this.deps.clock.now();
           // Deliveries left for a cap wait for their endpoint's or tenant's attempts to finish (which
           // wake this loop); the timer is for those that fall due later.
@@ -273,6 +278,7 @@ export class DeliveryWorker implements BackgroundService {
     claimed: ClaimedDelivery[];
     wanted: number;
     capped: boolean;
+    lost?: boolean | undefined;
     nextDueAt?: number | null | undefined;
     nextDue?: number | null | undefined;
   }> {
@@ -305,7 +311,7 @@ export class DeliveryWorker implements BackgroundService {
     this.queueShallow = !capped && claimed.length < wanted && result.error === undefined;
     for (const delivery of claimed) this.slots.occupy(delivery, () => this.attempt(delivery, now + leaseMs));
     if (result.error !== undefined) throw result.error;
-    return { claimed, wanted, capped, nextDueAt, nextDue };
+    return { claimed, wanted, capped, lost: result.lost, nextDueAt, nextDue };
   }
 
   /** An endpoint's secret from its stored form (throws when FURROW_SECRET_KEY cannot decrypt it). */
