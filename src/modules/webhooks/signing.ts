@@ -87,3 +87,29 @@ export function decryptSecret(key: Buffer, stored: string, endpointId: string): 
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
+
+/**
+ * Endpoint secrets decrypted, by endpoint and stored ciphertext (a rotation stores a new one): a
+ * worker decrypts an endpoint's secret once, not once per delivery. Bounded: past `kept`, secrets of
+ * endpoints long gone or rotated out are dropped with the rest.
+ */
+export class DecryptedSecrets {
+  private readonly secrets = new Map<string, string>();
+
+  constructor(
+    private readonly key: Buffer,
+    private readonly kept = 1_000,
+  ) {}
+
+  /** An endpoint's secret from its stored form (throws when the key cannot decrypt it). */
+  of(stored: string, endpointId: string): string {
+    const cacheKey = `${endpointId} ${stored}`;
+    let secret = this.secrets.get(cacheKey);
+    if (secret === undefined) {
+      secret = decryptSecret(this.key, stored, endpointId);
+      if (this.secrets.size >= this.kept) this.secrets.clear();
+      this.secrets.set(cacheKey, secret);
+    }
+    return secret;
+  }
+}

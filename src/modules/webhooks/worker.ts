@@ -19,7 +19,7 @@ import { nextDueAt } from './delivery-queue.js';
 import { DeliveryListener, localWakeUp, type WakeUpEndpoints } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
 import { createSender, type Sender, type SendResult } from './sender.js';
-import { decryptSecret, signPayload } from './signing.js';
+import { DecryptedSecrets, signPayload } from './signing.js';
 import { slotSizes, WorkerSlots } from './worker-slots.js';
 
 /** Deliveries in flight in one worker process (its slots), on either database. */
@@ -37,8 +37,6 @@ export const WORKER_POOL_SIZE = 18;
  * recording may wait for a pooled connection and the database). Each claim has its own lease token.
  */
 export const LEASE_MARGIN_MS = 30_000;
-/** Decrypted endpoint secrets a worker keeps at most. */
-const SECRETS_KEPT = 1_000;
 /** Upper bound of an idle sleep: covers a missed notification or another process's expired lease. */
 const IDLE_CHECK_MS = 5_000;
 /**
@@ -98,11 +96,7 @@ export class DeliveryWorker implements BackgroundService {
   private loopDone: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
   private woken = false;
-  /**
-   * Endpoint secrets decrypted, by endpoint and stored ciphertext (a rotation stores a new one): an
-   * endpoint's deliveries decrypt its secret once, not once each.
-   */
-  private readonly secrets = new Map<string, string>();
+  private readonly secrets: DecryptedSecrets;
   /** When the loop's current sleep ends (clock time), while it sleeps. */
   private sleepingUntil: number | undefined;
   /**
@@ -134,6 +128,7 @@ export class DeliveryWorker implements BackgroundService {
     this.perTenantLimit = sizes.perTenant;
     this.slots = new WorkerSlots(sizes.slots, sizes.claimBatch, () => this.wake());
     this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
+    this.secrets = new DecryptedSecrets(deps.secretKey);
     this.sender = createSender({
       timeoutMs: deps.config.webhookTimeoutMs,
       allowList: new AllowList(deps.config.webhookAllowPrivateHosts),
@@ -314,19 +309,6 @@ export class DeliveryWorker implements BackgroundService {
     return { claimed, wanted, capped, lost: result.lost, nextDueAt, nextDue };
   }
 
-  /** An endpoint's secret from its stored form (throws when FURROW_SECRET_KEY cannot decrypt it). */
-  private secretOf(stored: string, endpointPublicId: string): string {
-    const key = `${endpointPublicId} ${stored}`;
-    let secret = this.secrets.get(key);
-    if (secret === undefined) {
-      secret = decryptSecret(this.deps.secretKey, stored, endpointPublicId);
-      // Bounded: secrets of endpoints long gone or rotated out are dropped with the rest.
-      if (this.secrets.size >= SECRETS_KEPT) this.secrets.clear();
-      this.secrets.set(key, secret);
-    }
-    return secret;
-  }
-
   /** Signs and sends one delivery, then records the attempt (see AttemptRecorder). */
   private async attempt(delivery: ClaimedDelivery, leaseUntil: number): Promise<void> {
     const { clock, logger } = this.deps;
@@ -339,12 +321,12 @@ export class DeliveryWorker implements BackgroundService {
       };
       let result: SendResult;
       try {
-        const secret = this.secretOf(delivery.secretEncrypted, delivery.endpointPublicId);
+        const secret = this.secrets.of(delivery.secretEncrypted, delivery.endpointPublicId);
         const { previousSecretEncrypted: stored, previousSecretExpiresAt: expiresAt } = delivery;
         // The rotated-out secret signs too while the rotation's overlap lasts.
         const previous =
           stored !== null && expiresAt !== null && startedAt < expiresAt
-            ? this.secretOf(stored, delivery.endpointPublicId)
+            ? this.secrets.of(stored, delivery.endpointPublicId)
             : null;
         const message = { id: delivery.publicId, eventType: delivery.eventType, body: delivery.body };
         headers = { ...headers, ...signPayload(secret, message, Math.floor(startedAt / 1000), previous) };
