@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
 import pg from 'pg';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
-import type { DialectName } from '../../src/platform/db/types.js';
+import type { Database, DialectName } from '../../src/platform/db/types.js';
 
 export const PG_ADMIN_URL = process.env.FURROW_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -156,4 +157,35 @@ export function forEachDialect(
       body(database);
     });
   }
+}
+
+/**
+ * Runs `lock` (a select … for update) in a transaction of its own and keeps that transaction open,
+ * its rows locked, until `release` is called (which waits for it to end). Answers once the rows are
+ * locked: the way to stand for another worker's claim or write in progress (PostgreSQL).
+ */
+export async function holdLocks(
+  db: Kysely<Database>,
+  lock: (trx: Kysely<Database>) => Promise<unknown>,
+): Promise<{ release(): Promise<void> }> {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let locked!: () => void;
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holding = db.transaction().execute(async (trx) => {
+    await lock(trx);
+    locked();
+    await released;
+  });
+  await Promise.race([isLocked, holding]);
+  return {
+    async release() {
+      release();
+      await holding;
+    },
+  };
 }

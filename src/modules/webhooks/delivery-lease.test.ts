@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { sql } from 'kysely';
-import { forEachDialect } from '../../../test/support/databases.js';
+import { forEachDialect, holdLocks } from '../../../test/support/databases.js';
 import { makeTenant } from '../../../test/support/factories.js';
 import { type DatabaseHandle, openDatabase } from '../../platform/db/database.js';
 import { claimDueDeliveries } from './delivery-claim.js';
@@ -17,6 +17,21 @@ import { insertDeliveries, insertEndpoint } from './webhook.repository.js';
 const BACKLOG = 120;
 const CLAIMED = 32;
 const LEASE_MS = 60_000;
+
+/** An active endpoint taking every event, written straight to the database. */
+function anEndpoint(scope: Parameters<typeof insertEndpoint>[0], publicId: string) {
+  return insertEndpoint(scope, {
+    public_id: publicId,
+    url: 'https://example.com/hook',
+    description: '',
+    events: '["*"]',
+    secret_encrypted: 'x',
+    status: 'active',
+    consecutive_failures: 0,
+    created_at: 0,
+    updated_at: 0,
+  });
+}
 
 forEachDialect('delivery lease', (database) => {
   let handle: DatabaseHandle;
@@ -30,17 +45,7 @@ forEachDialect('delivery lease', (database) => {
     const postgres = database.dialect === 'postgres';
     const tenant = await makeTenant(db);
     const scope = { db, tenantId: tenant.id };
-    const endpoint = await insertEndpoint(scope, {
-      public_id: 'ep_lease',
-      url: 'https://example.com/hook',
-      description: '',
-      events: '["*"]',
-      secret_encrypted: 'x',
-      status: 'active',
-      consecutive_failures: 0,
-      created_at: 0,
-      updated_at: 0,
-    });
+    const endpoint = await anEndpoint(scope, 'ep_lease');
     const now = Date.now();
     const note = 'x'.repeat(1000);
     await insertDeliveries(
@@ -124,17 +129,7 @@ forEachDialect('delivery lease', (database) => {
     const { db } = handle;
     const tenant = await makeTenant(db);
     const scope = { db, tenantId: tenant.id };
-    const endpoint = await insertEndpoint(scope, {
-      public_id: 'ep_race',
-      url: 'https://example.com/hook',
-      description: '',
-      events: '["*"]',
-      secret_encrypted: 'x',
-      status: 'active',
-      consecutive_failures: 0,
-      created_at: 0,
-      updated_at: 0,
-    });
+    const endpoint = await anEndpoint(scope, 'ep_race');
     const now = Date.now();
     const rows = Array.from({ length: 200 }, (_, n) =>
       newDeliveryRow({
@@ -175,16 +170,8 @@ forEachDialect('delivery lease', (database) => {
         .orderBy('id')
         .limit(16)
         .execute();
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let locked!: () => void;
-      const isLocked = new Promise<void>((resolve) => {
-        locked = resolve;
-      });
-      const holder = db.transaction().execute(async (trx) => {
-        await trx
+      const held = await holdLocks(db, (trx) =>
+        trx
           .selectFrom('webhook_deliveries')
           .select('id')
           .where('tenant_id', '=', tenant.id)
@@ -194,14 +181,10 @@ forEachDialect('delivery lease', (database) => {
             oldest.map((r) => r.id),
           )
           .forUpdate()
-          .execute();
-        locked();
-        await released;
-      });
-      await isLocked;
+          .execute(),
+      );
       const blocked = await claimOf('race-blocked', 16);
-      release();
-      await holder;
+      await held.release();
       assert.deepEqual(blocked.deliveries, [], 'the chosen deliveries were held by another');
       assert.equal(blocked.lost, true);
       const again = await claimOf('race-again', 16);

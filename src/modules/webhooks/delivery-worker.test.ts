@@ -1,9 +1,10 @@
 // The delivery worker end to end: recording attempts in batches (with their hourly roll-up), pruning the log, the per-endpoint
-// share of its slots, waking at commit and on schedule, and leases of attempts still in flight.
+// share of its slots, waking at commit and on schedule, claiming again when another holds what it
+// chose, and leases of attempts still in flight.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { TestApp } from '../../../test/support/app.js';
-import { forEachDialect } from '../../../test/support/databases.js';
+import { forEachDialect, holdLocks } from '../../../test/support/databases.js';
 import { DELAYS, type WebhookFixture, webhookFixture } from '../../../test/support/webhook-fixture.js';
 import type { Receiver } from '../../../test/support/webhook-receiver.js';
 import { claimDueDeliveries } from './delivery-claim.js';
@@ -269,6 +270,44 @@ forEachDialect('webhook deliveries: the worker', (database) => {
       ep.received().map((r) => JSON.parse(r.body).data.n),
       [1, 2],
     );
+  });
+
+  it('claims again soon when another holds what its claim chose, even with more due than its shares', {
+    skip: database.dialect !== 'postgres' && 'only PostgreSQL claims without a transaction',
+  }, async () => {
+    // More is due than the shares let the claim take (it is capped), and another transaction holds
+    // every queued delivery of the tenant: the claim chooses some, leases none, and nothing of this
+    // worker is in flight to wake it. It must claim again soon rather than sleep to the idle check.
+    const ep = await endpoint();
+    t.clock.set(Date.now());
+    const before = receiver.requests.length;
+    for (let n = 0; n < 12; n++) await emit('iot.alert.raised', { n });
+    const held = await holdLocks(t.database.db, (trx) =>
+      trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('tenant_id', '=', farm.id)
+        .where('status', 'in', ['pending', 'retrying'])
+        .forUpdate()
+        .execute(),
+    );
+    const looping = workerWith({
+      idleCheckMs: 600_000,
+      globalConcurrency: 8,
+      perEndpointConcurrency: 4,
+      perTenantConcurrency: 8,
+    });
+    await looping.start();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(receiver.requests.length, before, 'nothing sent while another holds them');
+      await held.release();
+      await receiver.waitForRequests(before + 12, 20_000);
+    } finally {
+      await held.release();
+      await looping.stop();
+    }
+    assert.equal(ep.received().length, 12);
   });
 
   it('never claims again a delivery still in flight here, even once its lease has run out', async () => {
