@@ -13,8 +13,12 @@ import type { IClientOptions, MqttClient } from 'mqtt';
 import type { Clock } from '../../platform/clock.js';
 import type { Db } from '../../platform/db/types.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
-import { type AllowList, refusedAddressReason } from '../webhooks/address-guard.js';
-import { guardedLookup, RefusedAddressError } from '../webhooks/sender.js';
+import {
+  type AllowList,
+  guardedLookup,
+  RefusedAddressError,
+  refusedAddressReason,
+} from '../webhooks/address-guard.js';
 import { describeMqttError } from './mqtt-errors.js';
 import { type MqttFormat, storeMqttMessage } from './mqtt-messages.js';
 import { type LeasedSource, type MqttSourceStatus, writeMqttSourceStatus } from './mqtt-source.repository.js';

@@ -2,7 +2,7 @@
 // host resolves to must be public unicast. Checked when a URL is saved and again on the address
 // actually dialled (see sender.ts), so DNS rebinding opens no window.
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 type Range = [string, string];
@@ -218,4 +218,36 @@ export async function checkHostAddresses(
     if (why) return { key: 'webhook.url.private_address', params: { address, reason: why } };
   }
   return null;
+}
+
+export class RefusedAddressError extends Error {
+  readonly code = 'EFURROW_REFUSED_ADDRESS';
+  constructor(address: string, reason: string) {
+    super(`refused to connect to ${address}: not a public address (${reason})`);
+  }
+}
+
+/** A dns.lookup that fails when any address of the host may not be dialled. */
+export function guardedLookup(allowList: AllowList): LookupFunction {
+  return (hostname, options, callback) => {
+    if (isLocalhostName(hostname) && !allowList.hasName(hostname)) {
+      return callback(new RefusedAddressError(hostname, 'loopback'), '', 0);
+    }
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = addresses as LookupAddress[];
+      if (!allowList.hasName(hostname)) {
+        for (const { address } of list) {
+          const why = refusedAddressReason(address, allowList);
+          if (why) return callback(new RefusedAddressError(address, why), '', 0);
+        }
+      }
+      // With `all`, the caller (net's lookup) expects the whole list in place of one address.
+      if (options.all) return (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, list);
+      const first = list[0];
+      if (!first)
+        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
+      return callback(null, first.address, first.family);
+    });
+  };
 }

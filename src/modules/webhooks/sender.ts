@@ -1,14 +1,19 @@
 // Outgoing HTTP for deliveries: undici with keep-alive, a hard timeout, no redirects, at most 1 KB
 // of the answer read, and the public-address rule applied to the address actually dialled.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { EventEmitter } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
-import { type AllowList, isLocalhostName, refusedAddressReason, urlShapeProblem } from './address-guard.js';
+import {
+  type AllowList,
+  guardedLookup,
+  RefusedAddressError,
+  refusedAddressReason,
+  urlShapeProblem,
+} from './address-guard.js';
+import { readCaFile } from './ca-file.js';
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 /**
@@ -17,38 +22,6 @@ export const RESPONSE_EXCERPT_BYTES = 1024;
  * holds a slot half as long as the default timeout, not all of it.
  */
 export const CONNECT_TIMEOUT_MS = 5000;
-
-export class RefusedAddressError extends Error {
-  readonly code = 'EFURROW_REFUSED_ADDRESS';
-  constructor(address: string, reason: string) {
-    super(`refused to connect to ${address}: not a public address (${reason})`);
-  }
-}
-
-/** A dns.lookup that fails when any address of the host may not be dialled. */
-export function guardedLookup(allowList: AllowList): LookupFunction {
-  return (hostname, options, callback) => {
-    if (isLocalhostName(hostname) && !allowList.hasName(hostname)) {
-      return callback(new RefusedAddressError(hostname, 'loopback'), '', 0);
-    }
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, '', 0);
-      const list = addresses as LookupAddress[];
-      if (!allowList.hasName(hostname)) {
-        for (const { address } of list) {
-          const why = refusedAddressReason(address, allowList);
-          if (why) return callback(new RefusedAddressError(address, why), '', 0);
-        }
-      }
-      // With `all`, the caller (net's lookup) expects the whole list in place of one address.
-      if (options.all) return (callback as unknown as (err: null, all: LookupAddress[]) => void)(null, list);
-      const first = list[0];
-      if (!first)
-        return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '', 0);
-      return callback(null, first.address, first.family);
-    });
-  };
-}
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -197,16 +170,6 @@ export function createSender(options: SenderOptions): Sender {
     },
     close: () => agent.close(),
   };
-}
-
-function readCaFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new Error(
-      `WEBHOOK_CA_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
 }
 
 /**

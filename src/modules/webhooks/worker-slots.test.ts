@@ -9,7 +9,7 @@ describe('slotSizes', () => {
       slots: 64,
       perEndpoint: 16,
       perTenant: 32,
-      claimBatch: 8,
+      claimBatch: 16,
     });
     assert.deepEqual(slotSizes({ slots: 2 }), { slots: 2, perEndpoint: 1, perTenant: 1, claimBatch: 1 });
   });
@@ -19,7 +19,7 @@ describe('slotSizes', () => {
       slots: 8,
       perEndpoint: 3,
       perTenant: 8,
-      claimBatch: 2,
+      claimBatch: 4,
     });
   });
 });
@@ -88,6 +88,45 @@ describe('WorkerSlots', () => {
     assert.equal(slots.busy, 0);
     assert.equal(slots.byEndpoint.size, 0);
     assert.equal(slots.byTenant.size, 0);
+  });
+
+  it('frees a slot once its answer is in, and keeps the delivery its own until it is recorded', async () => {
+    const { slots, calls } = heldSlots(2, 1);
+    /** Attempts that have their answer and wait for their record, which the test ends. */
+    const recorded = new Map<number, () => void>();
+    const answeredThen = (d: ClaimedDelivery) =>
+      slots.occupy(d, async (answered) => {
+        answered();
+        await new Promise<void>((resolve) => recorded.set(d.id, resolve));
+      });
+    answeredThen(delivery(1, 10, 100));
+    assert.equal(slots.busy, 0, 'answered: its slot is free for another');
+    assert.equal(calls(), 1, 'the claiming loop is woken');
+    assert.deepEqual(slots.ids(), [1], 'not claimed again while it is recorded');
+    assert.equal(slots.unfinished, 1);
+    assert.equal(slots.byEndpoint.size, 0, 'no longer counted toward its shares');
+    answeredThen(delivery(2, 10, 100));
+    // Two being recorded with two slots: the records have fallen behind, and a third answered
+    // attempt keeps its slot until its record is done.
+    answeredThen(delivery(3, 11, 100));
+    assert.equal(slots.busy, 1);
+    assert.deepEqual([...slots.byEndpoint], [[11, 1]]);
+    recorded.get(3)!();
+    await slots.attemptOf(3);
+    assert.equal(slots.busy, 0);
+    recorded.get(1)!();
+    recorded.get(2)!();
+    await slots.settled();
+    assert.equal(slots.unfinished, 0);
+    assert.deepEqual(slots.ids(), []);
+
+    // An attempt that never says it was answered frees its slot when it ends.
+    const { slots: plain, ends, occupy: occupyHeld } = heldSlots(2, 1);
+    occupyHeld(delivery(4, 10, 100));
+    assert.equal(plain.busy, 1);
+    ends.get(4)!();
+    await plain.settled();
+    assert.equal(plain.busy, 0);
   });
 
   it('tells whether endpoints have their full share in flight, and calls at once when an awaited one frees a slot', async () => {

@@ -4,12 +4,13 @@ import { fairShares } from './claim-shares.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 
 /**
- * While deliveries are in flight, finished ones wake the claiming loop only once this share of a
- * tenant's slots has been freed since the last claim (8 of 32): one claim transaction then leases a
- * batch instead of one delivery at a time, and the other slots keep sending meanwhile. New events
- * wake it at once.
+ * While deliveries are in flight, answered ones wake the claiming loop only once this share of a
+ * tenant's slots has been freed since the last claim (16 of 32): one claim then leases a batch
+ * instead of one delivery at a time, and the other slots keep sending meanwhile. Slots free one by
+ * one as answers come in (WorkerSlots.occupy), so a smaller share made claims of 8 and, on SQLite,
+ * more CPU per delivery in claims. New events wake it at once.
  */
-const CLAIM_BATCH_SHARE = 4;
+const CLAIM_BATCH_SHARE = 2;
 /**
  * Deliveries in flight here to an endpoint whose receiver stopped answering (its last attempt here
  * timed out or could not connect), until one of its attempts gets an answer: a dead receiver holds
@@ -47,7 +48,12 @@ export function slotSizes(wanted: {
 }
 
 export class WorkerSlots {
-  private readonly inFlight = new Map<number, Promise<void>>();
+  /** Every attempt here, from its claim until it is recorded. */
+  private readonly attempts = new Map<number, Promise<void>>();
+  /** Deliveries holding a slot: claimed, their answer not yet in. */
+  private sending = 0;
+  /** Deliveries answered whose attempt is still being recorded (their slot freed early). */
+  private recording = 0;
   /** Deliveries in flight per endpoint id. */
   readonly byEndpoint = new Map<number, number>();
   /** Deliveries in flight per tenant id. */
@@ -74,8 +80,14 @@ export class WorkerSlots {
     private readonly onBatchFreed: () => void,
   ) {}
 
+  /** Slots taken: deliveries claimed whose answer is not yet in. */
   get busy(): number {
-    return this.inFlight.size;
+    return this.sending;
+  }
+
+  /** Attempts here not yet recorded (in a slot or answered). */
+  get unfinished(): number {
+    return this.attempts.size;
   }
 
   /**
@@ -114,19 +126,19 @@ export class WorkerSlots {
     for (const id of endpointIds) this.awaited.add(id);
   }
 
-  /** Ids of the deliveries in flight. */
+  /** Ids of the deliveries claimed here and not yet recorded: no claim here takes them again. */
   ids(): number[] {
-    return [...this.inFlight.keys()];
+    return [...this.attempts.keys()];
   }
 
-  /** The attempt of a delivery in flight. */
+  /** The attempt of a delivery in flight (until it is recorded). */
   attemptOf(deliveryId: number): Promise<void> | undefined {
-    return this.inFlight.get(deliveryId);
+    return this.attempts.get(deliveryId);
   }
 
-  /** Resolves once every attempt in flight now has ended. */
+  /** Resolves once every attempt in flight now has ended (been recorded). */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.inFlight.values()]);
+    await Promise.allSettled([...this.attempts.values()]);
   }
 
   /** A claim begins: the batch of freed slots starts again. */
@@ -134,20 +146,41 @@ export class WorkerSlots {
     this.freedSinceClaim = 0;
   }
 
-  /** Starts `attempt` in a slot of its own; the slot is freed when it ends. */
-  occupy(delivery: ClaimedDelivery, attempt: () => Promise<void>): void {
+  /**
+   * Starts `attempt` in a slot of its own. The slot is freed when the attempt calls `answered` (its
+   * answer is in: what follows, the record, loads the database, not the receiver), or else when
+   * it ends. While as many attempts are being recorded as there are slots, an answered attempt
+   * keeps its slot until it is recorded: records that fall behind hold back new claims.
+   */
+  occupy(delivery: ClaimedDelivery, attempt: (answered: () => void) => Promise<void>): void {
     countIn(this.byEndpoint, delivery.endpointId, 1);
     countIn(this.byTenant, delivery.tenantId, 1);
-    const work = attempt().finally(() => {
-      this.inFlight.delete(delivery.id);
+    this.sending += 1;
+    let freed = false;
+    let early = false;
+    const free = () => {
+      if (freed) return;
+      freed = true;
+      this.sending -= 1;
       countIn(this.byEndpoint, delivery.endpointId, -1);
       countIn(this.byTenant, delivery.tenantId, -1);
       this.freedSinceClaim += 1;
       // An endpoint held to fewer slots than a batch frees its next attempt's slot now.
       const awaited = this.awaited.delete(delivery.endpointId) || this.unanswering.has(delivery.endpointId);
       if (this.freedSinceClaim >= this.claimBatch || awaited) this.onBatchFreed();
+    };
+    const answered = () => {
+      if (freed || this.recording >= this.size) return;
+      early = true;
+      this.recording += 1;
+      free();
+    };
+    const work = attempt(answered).finally(() => {
+      this.attempts.delete(delivery.id);
+      if (early) this.recording -= 1;
+      free();
     });
-    this.inFlight.set(delivery.id, work);
+    this.attempts.set(delivery.id, work);
   }
 }
 

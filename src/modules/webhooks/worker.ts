@@ -9,7 +9,6 @@ import type { BackgroundService } from '../../platform/background.js';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';
 import { isDatabaseUnavailable } from '../../platform/db/unavailable.js';
-import { AllowList } from './address-guard.js';
 import { AttemptRecorder } from './attempt-recorder.js';
 import { redactCustomHeaders } from './custom-headers.js';
 import { type ClaimedDelivery, claimDueDeliveries, type QueuedEndpoint } from './delivery-claim.js';
@@ -18,8 +17,9 @@ import { countAttempt } from './delivery-metrics.js';
 import { nextDueAt } from './delivery-queue.js';
 import { DeliveryListener, localWakeUp, type WakeUpEndpoints } from './delivery-wake-up.js';
 import { baseRequestHeaders } from './events.js';
-import { createSender, type Sender, type SendResult } from './sender.js';
+import type { Sender, SendResult } from './sender.js';
 import { DecryptedSecrets, signPayload } from './signing.js';
+import { createDeliverySender } from './threaded-sender.js';
 import { slotSizes, WorkerSlots } from './worker-slots.js';
 
 /** Deliveries in flight in one worker process (its slots), on either database. */
@@ -54,7 +54,8 @@ export interface DeliveryWorkerDeps {
   config: Pick<
     Config,
     'webhookRetryScheduleMs' | 'webhookTimeoutMs' | 'webhookAllowPrivateHosts' | 'webhookCaFile'
-  >;
+  > &
+    Partial<Pick<Config, 'webhookSendThread'>>;
   secretKey: Buffer;
   logger?: FastifyBaseLogger | undefined;
 }
@@ -129,10 +130,11 @@ export class DeliveryWorker implements BackgroundService {
     this.slots = new WorkerSlots(sizes.slots, sizes.claimBatch, () => this.wake());
     this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
     this.secrets = new DecryptedSecrets(deps.secretKey);
-    this.sender = createSender({
+    this.sender = createDeliverySender({
       timeoutMs: deps.config.webhookTimeoutMs,
-      allowList: new AllowList(deps.config.webhookAllowPrivateHosts),
+      allowPrivateHosts: deps.config.webhookAllowPrivateHosts,
       caFile: deps.config.webhookCaFile,
+      thread: deps.config.webhookSendThread !== false,
     });
     const isRunning = () => this.running;
     this.recorder = new AttemptRecorder({
@@ -216,7 +218,7 @@ export class DeliveryWorker implements BackgroundService {
         // Another worker leased some of what this claim chose: claim again soon, not at once (the
         // other may hold them in a long transaction).
         if (lost) sleepMs = LOST_RETRY_MS;
-        else if (this.slots.busy === 0) await this.logs.prune(0);
+        else if (this.slots.unfinished === 0) await this.logs.prune(0);
         if (!lost && this.slots.busy < this.slots.size) {
           const now = this.deps.clock.now();
           // Deliveries left for a cap wait for their endpoint's or tenant's attempts to finish (which
@@ -304,13 +306,17 @@ export class DeliveryWorker implements BackgroundService {
     }
     const { deliveries: claimed, capped, nextDueAt, nextDue } = result;
     this.queueShallow = !capped && claimed.length < wanted && result.error === undefined;
-    for (const delivery of claimed) this.slots.occupy(delivery, () => this.attempt(delivery, now + leaseMs));
+    for (const delivery of claimed)
+      this.slots.occupy(delivery, (answered) => this.attempt(delivery, now + leaseMs, answered));
     if (result.error !== undefined) throw result.error;
     return { claimed, wanted, capped, lost: result.lost, nextDueAt, nextDue };
   }
 
-  /** Signs and sends one delivery, then records the attempt (see AttemptRecorder). */
-  private async attempt(delivery: ClaimedDelivery, leaseUntil: number): Promise<void> {
+  /**
+   * Signs and sends one delivery, then records the attempt (see AttemptRecorder); `answered` frees
+   * its slot once the answer is in (WorkerSlots.occupy).
+   */
+  private async attempt(delivery: ClaimedDelivery, leaseUntil: number, answered: () => void): Promise<void> {
     const { clock, logger } = this.deps;
     try {
       const startedAt = clock.now();
@@ -342,6 +348,7 @@ export class DeliveryWorker implements BackgroundService {
           durationMs: 0,
         };
       }
+      answered();
       const recorded = await this.recorder.recordUntilLeaseEnds(
         delivery,
         { ...result, startedAt, requestHeaders: redactCustomHeaders(headers, delivery.customHeaders) },

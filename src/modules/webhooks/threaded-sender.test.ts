@@ -1,0 +1,105 @@
+// The threaded sender against a real HTTPS receiver: what the sender on the main thread does (the
+// answers, the CA file, the public-address rule) done on a thread of its own; an attempt in flight
+// when the thread stops ends as not sent, and the next send starts a thread again.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { type Receiver, startReceiver } from '../../../test/support/webhook-receiver.js';
+import { createThreadedSender } from './threaded-sender.js';
+
+let receiver: Receiver;
+before(async () => {
+  receiver = await startReceiver((request) => {
+    if (request.path === '/busy') return { status: 503, headers: { 'retry-after': '7' }, body: 'later' };
+    if (request.path === '/gone') return { status: 410, body: 'gone for good' };
+    if (request.path === '/slow') return { delayMs: 5_000 };
+    return { status: 200, body: `got ${request.body.length} bytes` };
+  });
+});
+after(() => receiver.close());
+
+const json = { 'content-type': 'application/json' };
+
+describe('threaded sender', () => {
+  it('sends on its thread and answers each attempt with its own result', async () => {
+    const sender = createThreadedSender({
+      timeoutMs: 5_000,
+      allowPrivateHosts: ['127.0.0.1'],
+      caFile: receiver.caFile,
+    });
+    try {
+      const before = receiver.requests.length;
+      const [fine, busy, gone] = await Promise.all([
+        sender.send(`${receiver.origin}/fine`, { ...json, 'webhook-id': 'msg_1' }, '{"n":1}'),
+        sender.send(`${receiver.origin}/busy`, json, '{"n":2}'),
+        sender.send(`${receiver.origin}/gone`, json, '{"n":3}'),
+      ]);
+      assert.equal(fine?.ok, true);
+      assert.equal(fine?.statusCode, 200);
+      assert.equal(fine?.responseExcerpt, 'got 7 bytes');
+      assert.equal(fine?.error, null);
+      assert.equal(busy?.ok, false);
+      assert.equal(busy?.statusCode, 503);
+      assert.equal(busy?.retryAfter, '7');
+      assert.equal(gone?.statusCode, 410);
+      assert.equal(gone?.error, 'receiver answered HTTP 410');
+      const sent = receiver.requests.slice(before).find((r) => r.path === '/fine');
+      assert.equal(sent?.headers['webhook-id'], 'msg_1');
+      assert.equal(sent?.body, '{"n":1}');
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it('applies the public-address rule on its thread', async () => {
+    const sender = createThreadedSender({ timeoutMs: 5_000, allowPrivateHosts: [], caFile: receiver.caFile });
+    try {
+      const before = receiver.requests.length;
+      const result = await sender.send(`${receiver.origin}/fine`, json, '{}');
+      assert.equal(result.ok, false);
+      assert.match(result.error ?? '', /refused to connect to 127\.0\.0\.1: not a public address/);
+      assert.equal(receiver.requests.length, before, 'nothing reached the receiver');
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it('ends the attempts in flight as not sent when its thread stops, then sends on a new thread', async () => {
+    const sender = createThreadedSender({
+      timeoutMs: 10_000,
+      allowPrivateHosts: ['127.0.0.1'],
+      caFile: receiver.caFile,
+    });
+    try {
+      const before = receiver.requests.length;
+      const slow = sender.send(`${receiver.origin}/slow`, json, '{}');
+      await receiver.waitForRequests(before + 1);
+      const stoppedAt = performance.now();
+      await sender.stopThread();
+      const result = await slow;
+      assert.equal(result.ok, false);
+      assert.equal(result.statusCode, null);
+      assert.equal(result.error, 'the sending thread stopped before the answer; not known to be sent');
+      assert.ok(performance.now() - stoppedAt < 4_000, 'not left to wait for the receiver');
+      const again = await sender.send(`${receiver.origin}/fine`, json, '{}');
+      assert.equal(again.statusCode, 200);
+    } finally {
+      await sender.close();
+    }
+  });
+
+  it('answers not sent once closed, and a CA file it cannot read stops it at the start', async () => {
+    const sender = createThreadedSender({ timeoutMs: 5_000, allowPrivateHosts: ['127.0.0.1'] });
+    await sender.close();
+    const result = await sender.send(`${receiver.origin}/fine`, json, '{}');
+    assert.equal(result.error, 'the worker is stopping; not sent');
+    assert.throws(
+      () =>
+        createThreadedSender({
+          timeoutMs: 5_000,
+          allowPrivateHosts: [],
+          caFile: '/nonexistent/ca.pem',
+        }),
+      /WEBHOOK_CA_FILE: cannot read \/nonexistent\/ca\.pem \(ENOENT\)/,
+    );
+  });
+});
