@@ -17,7 +17,7 @@ describe('config', () => {
     assert.equal(config.webhookTimeoutMs, 10000);
     assert.deepEqual(config.webhookAllowPrivateHosts, []);
     assert.equal(config.webhookCaFile, undefined);
-    assert.equal(config.webhookSendThread, true);
+    assert.equal(config.webhookSendThread, false);
     assert.deepEqual(config.mqttAllowPrivateHosts, []);
     assert.equal(config.iotSweepIntervalMs, 15000);
     assert.equal(config.iotRawRetentionDays, 90);
@@ -66,7 +66,7 @@ describe('config', () => {
       WEBHOOK_TIMEOUT_MS: '500',
       WEBHOOK_ALLOW_PRIVATE_HOSTS: 'receiver.local, 10.0.0.0/8,::1',
       WEBHOOK_CA_FILE: '/etc/furrow/ca.pem',
-      WEBHOOK_SEND_THREAD: 'off',
+      WEBHOOK_SEND_THREAD: 'on',
       MQTT_ALLOW_PRIVATE_HOSTS: 'broker.lan,192.168.1.0/24',
       IOT_SWEEP_INTERVAL_MS: '50',
       IOT_RAW_RETENTION_DAYS: '0',
@@ -83,7 +83,7 @@ describe('config', () => {
     assert.equal(config.webhookTimeoutMs, 500);
     assert.deepEqual(config.webhookAllowPrivateHosts, ['receiver.local', '10.0.0.0/8', '::1']);
     assert.equal(config.webhookCaFile, '/etc/furrow/ca.pem');
-    assert.equal(config.webhookSendThread, false);
+    assert.equal(config.webhookSendThread, true);
     assert.deepEqual(config.mqttAllowPrivateHosts, ['broker.lan', '192.168.1.0/24']);
     assert.equal(config.iotSweepIntervalMs, 50);
     assert.equal(config.iotRawRetentionDays, 0);

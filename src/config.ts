@@ -19,7 +19,7 @@ export interface Config {
   readonly webhookTimeoutMs: number;
   readonly webhookAllowPrivateHosts: readonly string[];
   readonly webhookCaFile: string | undefined;
-  /** WEBHOOK_SEND_THREAD: deliveries' HTTP on a thread of its own (default) or on the main thread. */
+  /** WEBHOOK_SEND_THREAD: deliveries' HTTP on a thread of its own, or on the main thread (default). */
   readonly webhookSendThread: boolean;
   /** MQTT_ALLOW_PRIVATE_HOSTS: broker hosts/CIDRs exempt from the public-address rule. */
   readonly mqttAllowPrivateHosts: readonly string[];
@@ -114,7 +114,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     webhookAllowPrivateHosts: read('WEBHOOK_ALLOW_PRIVATE_HOSTS', [] as string[], parseHostList),
     webhookCaFile: read('WEBHOOK_CA_FILE', undefined, (raw) => raw),
-    webhookSendThread: read('WEBHOOK_SEND_THREAD', true, parseSwitch),
+    webhookSendThread: read('WEBHOOK_SEND_THREAD', false, parseSwitch),
     mqttAllowPrivateHosts: read('MQTT_ALLOW_PRIVATE_HOSTS', [] as string[], parseHostList),
     iotSweepIntervalMs: read('IOT_SWEEP_INTERVAL_MS', 15000, (raw) =>
       parseInteger(raw, 10, 3_600_000, 'milliseconds from 10 to 3600000'),

@@ -62,6 +62,32 @@ forEachDialect('webhook deliveries', (database) => {
     assert.equal(d.attempts[0].response_excerpt, 'ok');
   });
 
+  it('sends from a thread of its own (WEBHOOK_SEND_THREAD=on) what it sends from the main thread', async () => {
+    const threaded = workerWith({}, { webhookSendThread: true });
+    try {
+      const ep = await endpoint((_req, n) => (n === 0 ? { status: 500, body: 'busy' } : undefined));
+      const [id] = await emit('harvest.batch.created', { harvest_record_id: 7, quantity_kg: 10 });
+      assert.equal(await threaded.drain(), 1);
+      const [req] = ep.received();
+      assert.equal(req?.headers['webhook-id'], id);
+      assert.deepEqual(new Webhook(ep.secret).verify(req!.body, req!.headers), JSON.parse(req!.body));
+      let [d] = await deliveries(ep.id);
+      assert.equal(d.status, 'retrying');
+      assert.equal(d.attempts[0].status_code, 500);
+      assert.equal(d.attempts[0].response_excerpt, 'busy');
+      t.clock.advance(DELAYS[0]!);
+      assert.equal(await threaded.drain(), 1);
+      [d] = await deliveries(ep.id);
+      assert.equal(d.status, 'succeeded');
+      assert.deepEqual(
+        d.attempts.map((a: { status_code: number }) => a.status_code),
+        [500, 200],
+      );
+    } finally {
+      await threaded.stop();
+    }
+  });
+
   it('delivers only to endpoints that subscribe to the event', async () => {
     const alerts = await endpoint(undefined, ['iot.alert.raised']);
     const offline = await endpoint(undefined, ['iot.device.offline']);

@@ -32,6 +32,7 @@ export function runSenderThread(port: MessagePort, options: SenderThreadOptions)
   });
   let results: ResultBatch = [];
   const flush = () => {
+    if (results.length === 0) return;
     const batch = results;
     results = [];
     port.postMessage({ results: batch } satisfies FromSenderThread);
@@ -42,7 +43,10 @@ export function runSenderThread(port: MessagePort, options: SenderThreadOptions)
   };
   port.on('message', (message: ToSenderThread) => {
     if ('close' in message) {
+      // The attempts still in flight end first (undici's close waits for them), and their results
+      // go before the port closes.
       void sender.close().then(() => {
+        flush();
         port.postMessage({ closed: true } satisfies FromSenderThread);
         port.close();
       });

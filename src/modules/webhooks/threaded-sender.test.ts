@@ -12,6 +12,7 @@ before(async () => {
     if (request.path === '/busy') return { status: 503, headers: { 'retry-after': '7' }, body: 'later' };
     if (request.path === '/gone') return { status: 410, body: 'gone for good' };
     if (request.path === '/slow') return { delayMs: 5_000 };
+    if (request.path === '/unhurried') return { delayMs: 300, body: 'in the end' };
     return { status: 200, body: `got ${request.body.length} bytes` };
   });
 });
@@ -85,6 +86,19 @@ describe('threaded sender', () => {
     } finally {
       await sender.close();
     }
+  });
+
+  it('lets the attempts in flight end before its thread does when it is closed', async () => {
+    const sender = createThreadedSender({
+      timeoutMs: 5_000,
+      allowPrivateHosts: ['127.0.0.1'],
+      caFile: receiver.caFile,
+    });
+    const attempt = sender.send(`${receiver.origin}/unhurried`, json, '{}');
+    await sender.close();
+    const result = await attempt;
+    assert.equal(result.statusCode, 200);
+    assert.equal(result.responseExcerpt, 'in the end');
   });
 
   it('answers not sent once closed, and a CA file it cannot read stops it at the start', async () => {

@@ -1,9 +1,10 @@
 // A sender whose HTTP runs on a thread of its own: undici, TLS and the sockets cost about as much of
 // the main thread's time per delivery as the claim and the record together, and the main thread
 // also serves the API and the database. Requests go to the thread and results come back in batches
-// (one message per claim's sends, one per turn of the thread's results), so the hop costs a few
-// microseconds per delivery. Should the thread stop, its attempts in flight end as not sent (an
-// error, recorded and retried like any other) and the next send starts a new thread.
+// (one message per claim's sends, one per turn of the thread's results), so the hop adds little
+// CPU; an answer waits for the main thread's loop to take it. Should the thread stop, its attempts
+// in flight end as not sent (an error, recorded and retried like any other) and the next send
+// starts a new thread.
 import { Worker } from 'node:worker_threads';
 import { AllowList } from './address-guard.js';
 import { readCaFile } from './ca-file.js';
@@ -25,7 +26,11 @@ const { parentPort, workerData } = require('node:worker_threads');
 const fromSources = import.meta.url.endsWith('.ts');
 const THREAD_MODULE = new URL(`./sender-thread.${fromSources ? 'ts' : 'js'}`, import.meta.url).href;
 
-/** Bounds on the thread's heap: what 64 attempts in flight need, with room (measured: under 20 MB). */
+/**
+ * Bounds on the thread's heap. 64 attempts in flight hold their bodies, headers and answers' first
+ * kilobyte (sockets and TLS buffers live outside it); a thread past these ends, and its attempts in
+ * flight with it, rather than grow the process.
+ */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 3, maxOldGenerationSizeMb: 32 };
 
 interface Pending {
@@ -80,12 +85,17 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
       // An idle thread does not keep the process alive; one with attempts in flight does.
       if (pending.size === 0) thread.unref();
     });
-    // An error ends the thread: 'exit' follows and settles what it held.
-    thread.on('error', () => {});
+    // An error ends the thread: 'exit' follows and settles what it held, saying why.
+    let failure = '';
+    thread.on('error', (err) => {
+      failure = ` (${err.message.slice(0, 200)})`;
+    });
     thread.once('exit', () => {
       if (worker === thread) worker = undefined;
       for (const waiting of pending.values()) {
-        waiting.resolve(notSent('the sending thread stopped before the answer; not known to be sent'));
+        waiting.resolve(
+          notSent(`the sending thread stopped before the answer${failure}; not known to be sent`),
+        );
       }
       pending.clear();
     });
@@ -93,6 +103,7 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
   };
 
   const flush = () => {
+    if (batch.length === 0) return;
     const sends = batch;
     batch = [];
     worker ??= start();
@@ -115,6 +126,8 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
     },
     close() {
       closing ??= (async () => {
+        // Sends of this turn go first; the thread then ends once every attempt has its answer.
+        flush();
         const thread = worker;
         if (thread === undefined) return;
         const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));

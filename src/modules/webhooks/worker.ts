@@ -134,7 +134,7 @@ export class DeliveryWorker implements BackgroundService {
       timeoutMs: deps.config.webhookTimeoutMs,
       allowPrivateHosts: deps.config.webhookAllowPrivateHosts,
       caFile: deps.config.webhookCaFile,
-      thread: deps.config.webhookSendThread !== false,
+      thread: deps.config.webhookSendThread === true,
     });
     const isRunning = () => this.running;
     this.recorder = new AttemptRecorder({
