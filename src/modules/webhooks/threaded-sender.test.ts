@@ -2,6 +2,7 @@
 // answers, the CA file, the public-address rule) done on a thread of its own; an attempt in flight
 // when the thread stops ends as not sent, and the next send starts a thread again.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { type Receiver, startReceiver } from '../../../test/support/webhook-receiver.js';
 import { createThreadedSender } from './threaded-sender.js';
@@ -99,6 +100,27 @@ describe('threaded sender', () => {
     const result = await attempt;
     assert.equal(result.statusCode, 200);
     assert.equal(result.responseExcerpt, 'in the end');
+  });
+
+  it('keeps a process that has nothing else to wait for alive until its thread has closed', async () => {
+    // After its last answer the thread no longer holds the process; closing must hold it again, or
+    // a worker's shutdown would end half-way (the database never closed).
+    const script = `
+      const { createThreadedSender } = await import(${JSON.stringify(new URL('./threaded-sender.ts', import.meta.url).href)});
+      const sender = createThreadedSender({ timeoutMs: 5000, allowPrivateHosts: ['127.0.0.1'], caFile: process.env.CA });
+      const result = await sender.send(process.env.URL, { 'content-type': 'application/json' }, '{}');
+      await sender.close();
+      console.log('closed after', result.statusCode);`;
+    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', script],
+        { env: { ...process.env, CA: receiver.caFile, URL: `${receiver.origin}/fine` }, timeout: 30_000 },
+        (err, out) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: out }),
+      );
+    });
+    assert.equal(stdout.trim(), 'closed after 200');
+    assert.equal(code, 0);
   });
 
   it('answers not sent once closed, and a CA file it cannot read stops it at the start', async () => {

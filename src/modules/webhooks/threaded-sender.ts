@@ -37,6 +37,10 @@ interface Pending {
   resolve(result: SendResult): void;
 }
 
+function notSent(why: string): SendResult {
+  return { ok: false, statusCode: null, error: why, responseExcerpt: null, durationMs: 0 };
+}
+
 export interface ThreadedSender extends Sender {
   /** Ends the thread at once, as a crash would: its attempts in flight end as not sent. */
   stopThread(): Promise<void>;
@@ -51,14 +55,6 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
   const pending = new Map<number, Pending>();
   let batch: SendBatch = [];
   let closing: Promise<void> | undefined;
-
-  const notSent = (why: string): SendResult => ({
-    ok: false,
-    statusCode: null,
-    error: why,
-    responseExcerpt: null,
-    durationMs: 0,
-  });
 
   const start = (): Worker => {
     const thread = new Worker(THREAD, {
@@ -131,6 +127,9 @@ export function createThreadedSender(options: SenderThreadOptions): ThreadedSend
         const thread = worker;
         if (thread === undefined) return;
         const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
+        // Held by the thread until it has ended, which an idle (unreferenced) thread would not be:
+        // a process with nothing else to wait for would exit in the middle of its shutdown.
+        thread.ref();
         thread.postMessage({ close: true } satisfies ToSenderThread);
         await exited;
       })();
@@ -158,9 +157,20 @@ export function createDeliverySender(options: SenderThreadOptions & { thread: bo
       }),
     ));
   return {
-    send: async (url, headers, body) => (await sender()).send(url, headers, body),
+    send: async (url, headers, body) => {
+      let loadedSender: Sender;
+      try {
+        loadedSender = await sender();
+      } catch (err) {
+        // Tried again at the next send; this attempt is a failure that says why.
+        loaded = undefined;
+        return notSent(`the sender could not be loaded (${(err as Error).message}); not sent`);
+      }
+      return loadedSender.send(url, headers, body);
+    },
     close: async () => {
-      if (loaded) await (await loaded).close();
+      const loading = loaded;
+      if (loading) await (await loading.catch(() => undefined))?.close();
     },
   };
 }

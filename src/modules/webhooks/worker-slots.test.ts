@@ -10,8 +10,15 @@ describe('slotSizes', () => {
       perEndpoint: 16,
       perTenant: 32,
       claimBatch: 16,
+      endpointBatch: 8,
     });
-    assert.deepEqual(slotSizes({ slots: 2 }), { slots: 2, perEndpoint: 1, perTenant: 1, claimBatch: 1 });
+    assert.deepEqual(slotSizes({ slots: 2 }), {
+      slots: 2,
+      perEndpoint: 1,
+      perTenant: 1,
+      claimBatch: 1,
+      endpointBatch: 1,
+    });
   });
 
   it('keeps caps that are given', () => {
@@ -20,6 +27,7 @@ describe('slotSizes', () => {
       perEndpoint: 3,
       perTenant: 8,
       claimBatch: 4,
+      endpointBatch: 1,
     });
   });
 });
@@ -127,6 +135,27 @@ describe('WorkerSlots', () => {
     ends.get(4)!();
     await plain.settled();
     assert.equal(plain.busy, 0);
+  });
+
+  it("calls once half of one endpoint's share is free, before a batch of the tenant's is", async () => {
+    let calls = 0;
+    const slots = new WorkerSlots(
+      32,
+      16,
+      () => {
+        calls += 1;
+      },
+      8,
+    );
+    const ends = new Map<number, () => void>();
+    for (let id = 1; id <= 16; id++)
+      slots.occupy(delivery(id, 10, 100), () => new Promise<void>((resolve) => ends.set(id, resolve)));
+    for (let id = 1; id <= 7; id++) ends.get(id)!();
+    await Promise.all([1, 2, 3, 4, 5, 6, 7].map((id) => slots.attemptOf(id)));
+    assert.equal(calls, 0, 'seven of its sixteen');
+    ends.get(8)!();
+    await slots.attemptOf(8);
+    assert.equal(calls, 1, 'half its share: the next claim need not wait for the slowest of the rest');
   });
 
   it('tells whether endpoints have their full share in flight, and calls at once when an awaited one frees a slot', async () => {

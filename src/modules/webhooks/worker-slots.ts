@@ -27,6 +27,8 @@ export interface SlotSizes {
   perTenant: number;
   /** Finished deliveries that make a batch worth claiming. */
   claimBatch: number;
+  /** Finished deliveries of one endpoint that make a batch worth claiming (half its share). */
+  endpointBatch: number;
 }
 
 /**
@@ -44,7 +46,10 @@ export function slotSizes(wanted: {
   const perEndpoint = wanted.perEndpoint ?? shares.perEndpoint;
   const perTenant = wanted.perTenant ?? shares.perTenant;
   const claimBatch = Math.max(1, Math.floor(Math.min(slots, perTenant) / CLAIM_BATCH_SHARE));
-  return { slots, perEndpoint, perTenant, claimBatch };
+  // One endpoint's backlog, alone at its share, would otherwise wait for its whole share to answer
+  // (a claim batch of 16 is an endpoint's share of 16) before the next claim.
+  const endpointBatch = Math.max(1, Math.min(claimBatch, Math.floor(perEndpoint / 2)));
+  return { slots, perEndpoint, perTenant, claimBatch, endpointBatch };
 }
 
 export class WorkerSlots {
@@ -60,6 +65,8 @@ export class WorkerSlots {
   readonly byTenant = new Map<number, number>();
   /** Deliveries finished since the last claim. */
   private freedSinceClaim = 0;
+  /** Deliveries finished since the last claim, per endpoint. */
+  private readonly freedByEndpoint = new Map<number, number>();
   /** Endpoints with deliveries queued while their share was full (awaitSlot), until a slot frees. */
   private readonly awaited = new Set<number>();
   /**
@@ -71,6 +78,7 @@ export class WorkerSlots {
   /**
    * @param size the slots: deliveries in flight at most
    * @param claimBatch finished deliveries since the last claim that make a batch worth claiming
+   * @param endpointBatch finished deliveries of one endpoint since the last claim that do too
    * @param onBatchFreed called whenever a finished delivery makes or adds to such a batch, or frees
    *   a slot of an endpoint awaited (awaitSlot) or not answering (answered)
    */
@@ -78,6 +86,7 @@ export class WorkerSlots {
     readonly size: number,
     private readonly claimBatch: number,
     private readonly onBatchFreed: () => void,
+    private readonly endpointBatch = claimBatch,
   ) {}
 
   /** Slots taken: deliveries claimed whose answer is not yet in. */
@@ -144,6 +153,7 @@ export class WorkerSlots {
   /** A claim begins: the batch of freed slots starts again. */
   claiming(): void {
     this.freedSinceClaim = 0;
+    this.freedByEndpoint.clear();
   }
 
   /**
@@ -167,7 +177,10 @@ export class WorkerSlots {
       this.freedSinceClaim += 1;
       // An endpoint held to fewer slots than a batch frees its next attempt's slot now.
       const awaited = this.awaited.delete(delivery.endpointId) || this.unanswering.has(delivery.endpointId);
-      if (this.freedSinceClaim >= this.claimBatch || awaited) this.onBatchFreed();
+      const byEndpoint = (this.freedByEndpoint.get(delivery.endpointId) ?? 0) + 1;
+      this.freedByEndpoint.set(delivery.endpointId, byEndpoint);
+      if (this.freedSinceClaim >= this.claimBatch || byEndpoint >= this.endpointBatch || awaited)
+        this.onBatchFreed();
     };
     const answered = () => {
       if (freed || this.recording >= this.size) return;

@@ -127,7 +127,7 @@ export class DeliveryWorker implements BackgroundService {
     });
     this.perEndpointLimit = sizes.perEndpoint;
     this.perTenantLimit = sizes.perTenant;
-    this.slots = new WorkerSlots(sizes.slots, sizes.claimBatch, () => this.wake());
+    this.slots = new WorkerSlots(sizes.slots, sizes.claimBatch, () => this.wake(), sizes.endpointBatch);
     this.idleCheckMs = options.idleCheckMs ?? IDLE_CHECK_MS;
     this.secrets = new DecryptedSecrets(deps.secretKey);
     this.sender = createDeliverySender({
