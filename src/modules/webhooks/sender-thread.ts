@@ -5,6 +5,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import { AllowList } from './address-guard.js';
 import { createSender, type SendResult } from './sender.js';
+import { notSent } from './threaded-sender.js';
 
 export interface SenderThreadOptions {
   timeoutMs: number;
@@ -19,10 +20,6 @@ export type ResultBatch = (number | SendResult)[];
 
 export type ToSenderThread = { sends: SendBatch } | { close: true };
 export type FromSenderThread = { results: ResultBatch } | { closed: true };
-
-function notSent(error: string): SendResult {
-  return { ok: false, statusCode: null, error, responseExcerpt: null, durationMs: 0 };
-}
 
 export function runSenderThread(port: MessagePort, options: SenderThreadOptions): void {
   const sender = createSender({

@@ -20,14 +20,17 @@ before(async () => {
 after(() => receiver.close());
 
 const json = { 'content-type': 'application/json' };
+/** A threaded sender that may dial the local receiver (unless told otherwise) and trusts its certificate. */
+const threaded = (options: { timeoutMs?: number; allowPrivateHosts?: string[] } = {}) =>
+  createThreadedSender({
+    timeoutMs: options.timeoutMs ?? 5_000,
+    allowPrivateHosts: options.allowPrivateHosts ?? ['127.0.0.1'],
+    caFile: receiver.caFile,
+  });
 
 describe('threaded sender', () => {
   it('sends on its thread and answers each attempt with its own result', async () => {
-    const sender = createThreadedSender({
-      timeoutMs: 5_000,
-      allowPrivateHosts: ['127.0.0.1'],
-      caFile: receiver.caFile,
-    });
+    const sender = threaded();
     try {
       const before = receiver.requests.length;
       const [fine, busy, gone] = await Promise.all([
@@ -53,7 +56,7 @@ describe('threaded sender', () => {
   });
 
   it('applies the public-address rule on its thread', async () => {
-    const sender = createThreadedSender({ timeoutMs: 5_000, allowPrivateHosts: [], caFile: receiver.caFile });
+    const sender = threaded({ allowPrivateHosts: [] });
     try {
       const before = receiver.requests.length;
       const result = await sender.send(`${receiver.origin}/fine`, json, '{}');
@@ -66,11 +69,7 @@ describe('threaded sender', () => {
   });
 
   it('ends the attempts in flight as not sent when its thread stops, then sends on a new thread', async () => {
-    const sender = createThreadedSender({
-      timeoutMs: 10_000,
-      allowPrivateHosts: ['127.0.0.1'],
-      caFile: receiver.caFile,
-    });
+    const sender = threaded({ timeoutMs: 10_000 });
     try {
       const before = receiver.requests.length;
       const slow = sender.send(`${receiver.origin}/slow`, json, '{}');
@@ -90,11 +89,7 @@ describe('threaded sender', () => {
   });
 
   it('lets the attempts in flight end before its thread does when it is closed', async () => {
-    const sender = createThreadedSender({
-      timeoutMs: 5_000,
-      allowPrivateHosts: ['127.0.0.1'],
-      caFile: receiver.caFile,
-    });
+    const sender = threaded();
     const attempt = sender.send(`${receiver.origin}/unhurried`, json, '{}');
     await sender.close();
     const result = await attempt;

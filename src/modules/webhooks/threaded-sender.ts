@@ -37,7 +37,8 @@ interface Pending {
   resolve(result: SendResult): void;
 }
 
-function notSent(why: string): SendResult {
+/** The result of an attempt that never reached its receiver, saying why. */
+export function notSent(why: string): SendResult {
   return { ok: false, statusCode: null, error: why, responseExcerpt: null, durationMs: 0 };
 }
 
