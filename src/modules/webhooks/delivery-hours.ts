@@ -4,6 +4,7 @@
 // in key order, so that concurrent transactions lock the rows in the same order.
 import { CompiledQuery } from 'kysely';
 import { isPostgresDb } from '../../platform/db/database.js';
+import type { DirectStatements } from '../../platform/db/direct-transaction.js';
 import type { Db } from '../../platform/db/types.js';
 
 export const HOUR_MS = 3_600_000;
@@ -148,26 +149,32 @@ function upsertSql(pg: boolean): string {
   return text;
 }
 
+/** An upsert's parameters: a roll-up row's columns in COLUMNS order. */
+function upsertValues(r: HourRow): unknown[] {
+  return [
+    r.tenantId,
+    r.endpointId,
+    r.hourStart,
+    r.succeeded,
+    r.failed,
+    r.attempts,
+    ...r.durations,
+    r.durationMaxMs,
+    r.lastSuccessAt,
+    r.lastFailureAt,
+  ];
+}
+
 /** Adds the rows to the roll-up, one statement each, in the order given (HourTally.rows's). */
 export async function addToDeliveryHours(db: Db, rows: readonly HourRow[]): Promise<void> {
   if (rows.length === 0) return;
   const text = upsertSql(isPostgresDb(db));
-  for (const r of rows) {
-    await db.executeQuery(
-      CompiledQuery.raw(text, [
-        r.tenantId,
-        r.endpointId,
-        r.hourStart,
-        r.succeeded,
-        r.failed,
-        r.attempts,
-        ...r.durations,
-        r.durationMaxMs,
-        r.lastSuccessAt,
-        r.lastFailureAt,
-      ]),
-    );
-  }
+  for (const r of rows) await db.executeQuery(CompiledQuery.raw(text, upsertValues(r)));
+}
+
+/** addToDeliveryHours inside a direct SQLite transaction (delivery-success.ts). */
+export function addToDeliveryHoursNow(statements: DirectStatements, rows: readonly HourRow[]): void {
+  for (const r of rows) statements.run(upsertSql(false), upsertValues(r));
 }
 
 /** Deletes an endpoint's hours that started before `before`; answers how many. */

@@ -8,7 +8,7 @@ import type { Database } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
 import { addToDeliveryHours, HourTally } from './delivery-hours.js';
 import { GONE_STATUS, nextDeliveryState, retryAfterDelayMs } from './delivery-policy.js';
-import { recordSuccesses, recordSuccessIn } from './delivery-success.js';
+import { recordSuccesses, recordSuccessesOnSqlite } from './delivery-success.js';
 import { pauseEndpoint, updateFailureStreak } from './endpoint-pause.js';
 
 export interface AttemptOutcome {
@@ -51,9 +51,11 @@ export async function recordAttempt(
   outcome: AttemptOutcome,
   options: RecordOptions,
 ): Promise<RecordedAttempt> {
-  if (outcome.ok && isPostgresDb(db)) {
-    const [recorded] = await recordSuccesses(db, [{ delivery, outcome }], options.now);
-    return recorded!;
+  if (outcome.ok) {
+    const direct = isPostgresDb(db)
+      ? recordSuccesses(db, [{ delivery, outcome }], options.now)
+      : recordSuccessesOnSqlite(db, [{ delivery, outcome }], options.now);
+    if (direct !== undefined) return (await direct)[0]!;
   }
   return db.transaction().execute(async (trx) => {
     const tally = new HourTally();
@@ -63,66 +65,67 @@ export async function recordAttempt(
   });
 }
 
+type Attempt = { delivery: ClaimedDelivery; outcome: AttemptOutcome };
+
 /**
- * recordAttempt for several attempts in one transaction (one commit instead of one each), in
- * endpoint order so that concurrent batches lock endpoint rows in the same order; the roll-up gets
- * one upsert per endpoint and hour of the batch, at its end, in key order. If the batch fails, each
- * attempt is recorded in a transaction of its own, so one bad attempt loses no other.
+ * recordAttempt for several attempts, with fewer commits and statements: the successes together
+ * (on PostgreSQL in one statement, recordSuccesses; on SQLite in one transaction run directly on
+ * the connection, recordSuccessesOnSqlite), the failures on SQLite in one transaction and on
+ * PostgreSQL each in one of its own, side by side on the pool. What fails together is recorded
+ * again one by one, so one bad attempt loses no other.
  */
 export async function recordAttempts(
   db: Kysely<Database>,
-  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  attempts: readonly Attempt[],
   options: RecordOptions,
 ): Promise<PromiseSettledResult<RecordedAttempt>[]> {
-  if (isPostgresDb(db)) return recordOnPostgres(db, attempts, options);
-  if (attempts.length > 1) {
-    const order = attempts
-      .map((attempt, index) => ({ attempt, index }))
-      .sort(
-        (a, b) =>
-          a.attempt.delivery.endpointId - b.attempt.delivery.endpointId ||
-          a.attempt.delivery.id - b.attempt.delivery.id,
-      );
-    try {
-      const results = await db.transaction().execute(async (trx) => {
-        const recorded: RecordedAttempt[] = new Array(attempts.length);
-        const tally = new HourTally();
-        for (const { attempt, index } of order) {
-          recorded[index] = await recordIn(trx, attempt.delivery, attempt.outcome, options, tally);
-        }
-        await addToDeliveryHours(trx, tally.rows());
-        return recorded;
-      });
-      return results.map((value) => ({ status: 'fulfilled', value }));
-    } catch {
-      // One by one below.
-    }
-  }
-  return Promise.allSettled(attempts.map((a) => recordAttempt(db, a.delivery, a.outcome, options)));
+  const pg = isPostgresDb(db);
+  const successes = attempts.filter((a) => a.outcome.ok);
+  const failures = attempts.filter((a) => !a.outcome.ok);
+  const [recordedSuccesses, recordedFailures] = await Promise.all([
+    successes.length > 1
+      ? (pg
+          ? recordSuccesses(db, successes, options.now)
+          : recordSuccessesOnSqlite(db, successes, options.now)
+        )?.catch(() => undefined)
+      : undefined,
+    failures.length > 1 && !pg
+      ? recordInOneTransaction(db, failures, options).catch(() => undefined)
+      : undefined,
+  ]);
+  const together = new Map<Attempt, RecordedAttempt>();
+  for (const [i, recorded] of (recordedSuccesses ?? []).entries()) together.set(successes[i]!, recorded);
+  for (const [i, recorded] of (recordedFailures ?? []).entries()) together.set(failures[i]!, recorded);
+  return Promise.allSettled(
+    attempts.map((a) => together.get(a) ?? recordAttempt(db, a.delivery, a.outcome, options)),
+  );
 }
 
 /**
- * recordAttempts on PostgreSQL: the successes in one statement (recordSuccesses), and if it fails,
- * one by one; each failed attempt in a transaction of its own, side by side on the pool.
+ * SQLite: these attempts in one transaction, in endpoint order; the roll-up gets one upsert per
+ * endpoint and hour of the batch, at its end, in key order.
  */
-async function recordOnPostgres(
+async function recordInOneTransaction(
   db: Kysely<Database>,
-  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  attempts: readonly Attempt[],
   options: RecordOptions,
-): Promise<PromiseSettledResult<RecordedAttempt>[]> {
-  const successes = attempts.filter((a) => a.outcome.ok);
-  const together =
-    successes.length > 1
-      ? await recordSuccesses(db, successes, options.now).catch(() => undefined)
-      : undefined;
-  let next = 0;
-  return Promise.allSettled(
-    attempts.map((a) =>
-      a.outcome.ok && together
-        ? Promise.resolve(together[next++]!)
-        : recordAttempt(db, a.delivery, a.outcome, options),
-    ),
-  );
+): Promise<RecordedAttempt[]> {
+  const order = attempts
+    .map((attempt, index) => ({ attempt, index }))
+    .sort(
+      (a, b) =>
+        a.attempt.delivery.endpointId - b.attempt.delivery.endpointId ||
+        a.attempt.delivery.id - b.attempt.delivery.id,
+    );
+  return db.transaction().execute(async (trx) => {
+    const recorded: RecordedAttempt[] = new Array(attempts.length);
+    const tally = new HourTally();
+    for (const { attempt, index } of order) {
+      recorded[index] = await recordIn(trx, attempt.delivery, attempt.outcome, options, tally);
+    }
+    await addToDeliveryHours(trx, tally.rows());
+    return recorded;
+  });
 }
 
 /**
@@ -138,7 +141,6 @@ async function recordIn(
   tally: HourTally,
 ): Promise<RecordedAttempt> {
   const { now } = options;
-  if (outcome.ok && !isPostgresDb(trx)) return recordSuccessIn(trx, delivery, outcome, now, tally);
   const number = delivery.attemptCount + 1;
   const maxAttempts = delivery.maxAttempts ?? options.retryScheduleMs.length + 1;
   // Only a failed attempt needs the endpoint's state (a paused endpoint holds the retry). On

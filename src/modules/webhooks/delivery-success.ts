@@ -1,13 +1,21 @@
 // Recording successful attempts, which write what recordIn (delivery-record.ts) writes for a 2xx
 // answer with fewer statements: on PostgreSQL one statement with no transaction around it (the
 // delivery's new state under the claim's lease, the attempt row, the end of the endpoint's failure
-// streak and the hourly roll-up) for any number of attempts at once; on SQLite, in the batch's
-// transaction, statements written out once. Failed attempts keep recordIn (they may pause the endpoint).
+// streak and the hourly roll-up) for any number of attempts at once; on SQLite, statements written
+// out once in one transaction run directly on the connection. Failed attempts keep recordIn (they
+// may pause the endpoint).
 import { CompiledQuery } from 'kysely';
+import { type DirectStatements, directTransaction } from '../../platform/db/direct-transaction.js';
 import type { DeliveryStatus } from '../../platform/db/tables/webhooks.js';
 import type { Db } from '../../platform/db/types.js';
 import type { ClaimedDelivery } from './delivery-claim.js';
-import { DURATION_COLUMNS, durationBucket, type HourTally, hourStart } from './delivery-hours.js';
+import {
+  addToDeliveryHoursNow,
+  DURATION_COLUMNS,
+  durationBucket,
+  HourTally,
+  hourStart,
+} from './delivery-hours.js';
 import type { AttemptOutcome, RecordedAttempt } from './delivery-record.js';
 
 const HOURS = 'webhook_delivery_hours';
@@ -129,48 +137,58 @@ const SQLITE_STREAK_ENDS = `update webhook_endpoints set consecutive_failures = 
   where tenant_id = ? and id = ? and consecutive_failures <> 0 and status = 'active'`;
 
 /**
- * recordIn for a successful attempt on SQLite, in the caller's transaction: the same writes in three
- * statements written out once (no builder, no read before the update), the streak's only when it
- * may end.
+ * SQLite: records these successful attempts at `now` in one transaction run directly on the
+ * connection (direct-transaction.ts): per attempt the delivery's update under the lease and the
+ * attempt's insert, the streak's end only when it may end, then the roll-up. Undefined when `db` is
+ * not a SQLite handle's own Kysely instance.
  */
-export async function recordSuccessIn(
-  trx: Db,
+export function recordSuccessesOnSqlite(
+  db: Db,
+  attempts: readonly { delivery: ClaimedDelivery; outcome: AttemptOutcome }[],
+  now: number,
+): Promise<RecordedAttempt[]> | undefined {
+  return directTransaction(db, (statements) => {
+    const tally = new HourTally();
+    const recorded = attempts.map(({ delivery, outcome }) =>
+      recordSuccessNow(statements, delivery, outcome, now, tally),
+    );
+    addToDeliveryHoursNow(statements, tally.rows());
+    return recorded;
+  });
+}
+
+function recordSuccessNow(
+  statements: DirectStatements,
   delivery: ClaimedDelivery,
   outcome: AttemptOutcome,
   now: number,
   tally: HourTally,
-): Promise<RecordedAttempt> {
+): RecordedAttempt {
   const number = delivery.attemptCount + 1;
-  const { rows } = await trx.executeQuery<{ status: DeliveryStatus }>(
-    CompiledQuery.raw(SQLITE_SUCCEEDED, [
-      number,
-      JSON.stringify(outcome.requestHeaders),
-      now,
-      delivery.tenantId,
-      delivery.id,
-      delivery.leaseToken,
-    ]),
-  );
-  const status = rows[0]?.status;
-  if (status === undefined) return { recorded: false };
+  const [row] = statements.all<{ status: DeliveryStatus }>(SQLITE_SUCCEEDED, [
+    number,
+    JSON.stringify(outcome.requestHeaders),
+    now,
+    delivery.tenantId,
+    delivery.id,
+    delivery.leaseToken,
+  ]);
+  if (row === undefined) return { recorded: false };
   const durationMs = Math.max(0, Math.round(outcome.durationMs));
-  await trx.executeQuery(
-    CompiledQuery.raw(SQLITE_ATTEMPT, [
-      delivery.tenantId,
-      delivery.id,
-      number,
-      outcome.startedAt,
-      durationMs,
-      outcome.statusCode,
-      outcome.responseExcerpt,
-    ]),
-  );
+  statements.run(SQLITE_ATTEMPT, [
+    delivery.tenantId,
+    delivery.id,
+    number,
+    outcome.startedAt,
+    durationMs,
+    outcome.statusCode,
+    outcome.responseExcerpt,
+  ]);
   tally.attempt(delivery.tenantId, delivery.endpointId, outcome.startedAt, durationMs);
-  if (status === 'succeeded') {
+  if (row.status === 'succeeded') {
     tally.ended(delivery.tenantId, delivery.endpointId, true, now);
-    if (delivery.countsTowardPause) {
-      await trx.executeQuery(CompiledQuery.raw(SQLITE_STREAK_ENDS, [delivery.tenantId, delivery.endpointId]));
-    }
+    if (delivery.countsTowardPause)
+      statements.run(SQLITE_STREAK_ENDS, [delivery.tenantId, delivery.endpointId]);
   }
-  return { recorded: true, status, endpointPaused: false };
+  return { recorded: true, status: row.status, endpointPaused: false };
 }

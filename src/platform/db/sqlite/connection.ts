@@ -10,6 +10,44 @@ import { StatementCache } from './statements.js';
 import { TableVersions } from './table-versions.js';
 import { TurnSnapshot } from './turn-snapshot.js';
 
+/** What a direct transaction's work runs its statements with (SqliteConnection.transaction). */
+export interface DirectStatements {
+  /** Every row of a reading statement (a select, or a write with RETURNING). */
+  all<R>(sqlText: string, parameters: readonly unknown[]): R[];
+  /** Runs a statement that answers no rows; how many rows it changed. */
+  run(sqlText: string, parameters: readonly unknown[]): number;
+}
+
+/**
+ * Whose turn the one connection is: Kysely's driver (a statement outside a transaction, or a whole
+ * transaction) and direct transactions take it in the order they ask (a FIFO queue: the stock
+ * mutex wakes every waiter at each release).
+ */
+class ConnectionTurns {
+  private held = false;
+  private readonly waiting: (() => void)[] = [];
+
+  /** Takes the connection now if it is free (true); otherwise leaves things as they are. */
+  tryTake(): boolean {
+    if (this.held) return false;
+    this.held = true;
+    return true;
+  }
+
+  /** Resolves once the connection is this caller's. */
+  take(): Promise<void> {
+    if (this.tryTake()) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands the connection to the next in line, or leaves it free. */
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.held = false;
+  }
+}
+
 export class SqliteConnection implements DatabaseConnection {
   private readonly statements: StatementCache;
   private readonly rows = new RowReader();
@@ -22,6 +60,13 @@ export class SqliteConnection implements DatabaseConnection {
   readonly groupCommit: GroupCommit;
   /** The full-text indexes of a group's new rows, written once per group (deferred-search.ts). */
   readonly searchIndex = new DeferredSearchIndex();
+
+  /** Whose turn the connection is (the driver's statements and transactions, direct transactions). */
+  readonly turns = new ConnectionTurns();
+  private readonly direct: DirectStatements = {
+    all: (sqlText, parameters) => this.rows.all(this.prepared(sqlText), parameters),
+    run: (sqlText, parameters) => this.prepared(sqlText).run(parameters).changes,
+  };
 
   constructor(readonly sqlite: SQLite.Database) {
     this.statements = new StatementCache(sqlite);
@@ -45,9 +90,53 @@ export class SqliteConnection implements DatabaseConnection {
   /** Rows of a read outside any transaction, synchronously, in the turn snapshot. */
   readRows<R>(sqlText: string, parameters: readonly unknown[]): R[] {
     this.snapshot.open();
+    return this.rows.all<R>(this.prepared(sqlText), parameters);
+  }
+
+  /**
+   * Runs `work` in one write transaction (`begin immediate`), synchronously, in its turn on the
+   * connection: at once when the connection is free, else after those before it. Its statements
+   * skip Kysely and its promise per statement; they are shown to the table versions as the
+   * driver's are. If `work` throws, the transaction is rolled back and the promise rejects.
+   */
+  transaction<T>(work: (statements: DirectStatements) => T): Promise<T> {
+    if (this.turns.tryTake()) {
+      try {
+        return Promise.resolve(this.transactNow(work));
+      } catch (err) {
+        return Promise.reject(err);
+      } finally {
+        this.turns.give();
+      }
+    }
+    return this.turns.take().then(() => {
+      try {
+        return this.transactNow(work);
+      } finally {
+        this.turns.give();
+      }
+    });
+  }
+
+  private transactNow<T>(work: (statements: DirectStatements) => T): T {
+    this.snapshot.close();
+    this.prepared('begin immediate').run();
+    try {
+      const result = work(this.direct);
+      this.prepared('commit').run();
+      return result;
+    } catch (err) {
+      // SQLite may have rolled back already (see the driver's rollbackTransaction).
+      if (this.sqlite.inTransaction) this.prepared('rollback').run();
+      throw err;
+    }
+  }
+
+  /** The cached statement for this text, shown to the table versions before it runs. */
+  private prepared(sqlText: string): SQLite.Statement {
     const statement = this.statements.get(sqlText);
     this.tableVersions.observe(sqlText, statement);
-    return this.rows.all<R>(statement, parameters);
+    return statement;
   }
 
   executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
@@ -55,8 +144,7 @@ export class SqliteConnection implements DatabaseConnection {
     // ends the snapshot first.
     if (SelectQueryNode.is(compiledQuery.query) && this.snapshot.readable) this.snapshot.open();
     else this.snapshot.close();
-    const statement = this.statements.get(compiledQuery.sql);
-    this.tableVersions.observe(compiledQuery.sql, statement);
+    const statement = this.prepared(compiledQuery.sql);
     if (statement.reader) {
       // A select, or an insert, update or delete with RETURNING.
       return Promise.resolve({ rows: this.rows.all<R>(statement, compiledQuery.parameters) });
@@ -75,8 +163,7 @@ export class SqliteConnection implements DatabaseConnection {
     }
     this.snapshot.streamStarted();
     try {
-      const statement = this.statements.get(compiledQuery.sql);
-      this.tableVersions.observe(compiledQuery.sql, statement);
+      const statement = this.prepared(compiledQuery.sql);
       for (const row of this.rows.iterate<R>(statement, compiledQuery.parameters)) {
         yield { rows: [row] };
       }

@@ -1,29 +1,22 @@
 // Kysely's SQLite dialect with a driver of our own: each statement is prepared once and reads share
-// the turn snapshot (connection.ts), and waiting for the single connection is a FIFO queue (the
-// stock mutex wakes every waiter at each release).
+// the turn snapshot (connection.ts), and waiting for the single connection is the connection's own
+// FIFO queue, shared with its direct transactions (connection.ts).
 import { CompiledQuery, type DatabaseConnection, type Driver, SqliteAdapter, SqliteDialect } from 'kysely';
 import type { SqliteConnection } from './connection.js';
 
 class SqliteDriver implements Driver {
-  private locked = false;
-  private readonly waiting: (() => void)[] = [];
-
   constructor(private readonly connection: SqliteConnection) {}
 
   async init(): Promise<void> {}
 
   acquireConnection(): Promise<DatabaseConnection> {
-    if (!this.locked) {
-      this.locked = true;
-      return Promise.resolve(this.connection);
-    }
-    return new Promise((resolve) => this.waiting.push(() => resolve(this.connection)));
+    const { connection } = this;
+    if (connection.turns.tryTake()) return Promise.resolve(connection);
+    return connection.turns.take().then(() => connection);
   }
 
   async releaseConnection(): Promise<void> {
-    const next = this.waiting.shift();
-    if (next) next();
-    else this.locked = false;
+    this.connection.turns.give();
   }
 
   async beginTransaction(connection: DatabaseConnection): Promise<void> {

@@ -9,6 +9,8 @@ import { type CheckpointerEvents, WalCheckpointer } from './checkpointer.js';
 import { SqliteConnection } from './connection.js';
 import { FurrowSqliteAdapter, FurrowSqliteDialect } from './driver.js';
 
+export type { DirectStatements } from './connection.js';
+
 export interface SqliteOptions {
   /** WAL checkpoints on a thread of their own (checkpointer.ts), for a server process. */
   backgroundCheckpoints?: CheckpointerEvents | undefined;
@@ -56,6 +58,15 @@ const directConnections = new WeakMap<Db, SqliteConnection>();
 export function directSqliteConnection(db: Db): SqliteConnection | undefined {
   const connection = directConnections.get(db);
   return connection?.readable ? connection : undefined;
+}
+
+/**
+ * The SQLite connection behind a handle's own Kysely instance, for a direct write transaction
+ * (SqliteConnection.transaction), which waits its turn on the connection; undefined on PostgreSQL
+ * and for a transaction's Kysely instance, which holds that turn already.
+ */
+export function sqliteHandleConnection(db: Db): SqliteConnection | undefined {
+  return directConnections.get(db);
 }
 
 /** The SQLite connection behind a handle or any of its transactions; undefined on PostgreSQL. */
