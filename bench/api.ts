@@ -11,7 +11,7 @@ import { freePort } from '../test/support/processes.js';
 import type { Figure, Settings } from './figures.js';
 import { type Answer, callApi, deploy, login, ok, tenantIds } from './lib/furrow.js';
 import { type LoadResult, load } from './lib/load.js';
-import { seedCrops, seedTasks } from './lib/seed.js';
+import { analyzeLikeAutovacuum, seedCrops, seedTasks } from './lib/seed.js';
 import { cpuSeconds, ownCpuSeconds, peakRssMb, postgresCpuSeconds } from './lib/system.js';
 
 interface Ceiling {
@@ -201,6 +201,20 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
     await seedCrops(handle.db, tenantId, 0, settings.apiRows);
     await seedTasks(handle.db, tenantId, ownerId, 0, settings.apiRows);
     await handle.close();
+    // PostgreSQL's statistics as autovacuum keeps them, within a minute of a burst of writes: the
+    // seed's rows, then before each figure the rows the figures before it created (about 90,000
+    // crops). The shared server may run without autovacuum, and a table that grew a hundredfold
+    // unanalyzed kept plans made for its first thousand rows: crop updates fell to 50-64 req/s,
+    // Furrow and the pg handler alike, until an ANALYZE.
+    const analyze = async () => {
+      if (dialect !== 'postgres') return;
+      const stats = openDatabase(deployment.databaseUrl, { maxConnections: 1, timeouts: bulkWorkTimeouts() });
+      try {
+        await analyzeLikeAutovacuum(stats.db);
+      } finally {
+        await stats.close();
+      }
+    };
     if (dialect === 'postgres' && MEASUREMENTS.some((m) => m.pgHandlerTarget && settings.wanted(m.name))) {
       pgHandler = await startPgHandler(deployment.databaseUrl);
     }
@@ -216,6 +230,7 @@ export async function benchApi(dialect: DialectName, settings: Settings): Promis
     const uncached: { name: string; load: Parameters<typeof load>[0]; top: LoadResult }[] = [];
     for (const m of MEASUREMENTS) {
       if (!settings.wanted(m.name)) continue;
+      await analyze();
       const method = m.method ?? 'GET';
       const input = m.body ? JSON.parse(m.body) : undefined;
       // The paths the requests take in turn, each with its own If-Match.
