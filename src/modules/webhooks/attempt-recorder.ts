@@ -1,6 +1,7 @@
 // How a worker records its attempts: those that end together in one batch (one transaction on
-// SQLite, one statement on PostgreSQL; failed ones on PostgreSQL each in a transaction of its own,
-// a few side by side); while the database is away, again until the lease ends.
+// SQLite, run directly on the connection when all succeeded; one statement on PostgreSQL, failed
+// ones there each in a transaction of its own, a few side by side); while the database is away,
+// again until the lease ends.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../platform/clock.js';
 import type { DatabaseHandle } from '../../platform/db/database.js';

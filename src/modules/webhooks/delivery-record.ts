@@ -68,34 +68,35 @@ export async function recordAttempt(
 type Attempt = { delivery: ClaimedDelivery; outcome: AttemptOutcome };
 
 /**
- * recordAttempt for several attempts, with fewer commits and statements: the successes together
- * (on PostgreSQL in one statement, recordSuccesses; on SQLite in one transaction run directly on
- * the connection, recordSuccessesOnSqlite), the failures on SQLite in one transaction and on
- * PostgreSQL each in one of its own, side by side on the pool. What fails together is recorded
- * again one by one, so one bad attempt loses no other.
+ * recordAttempt for several attempts, with fewer commits and statements. On SQLite the whole batch
+ * is one transaction: run directly on the connection when every attempt succeeded
+ * (recordSuccessesOnSqlite), else through the query builder in endpoint order, so that a success
+ * and a failure of one endpoint are recorded in the order they would be one by one. On PostgreSQL
+ * the successes are one statement (recordSuccesses) and each failure a transaction of its own,
+ * side by side on the pool. What fails together is recorded again one by one, so one bad attempt
+ * loses no other.
  */
 export async function recordAttempts(
   db: Kysely<Database>,
   attempts: readonly Attempt[],
   options: RecordOptions,
 ): Promise<PromiseSettledResult<RecordedAttempt>[]> {
-  const pg = isPostgresDb(db);
-  const successes = attempts.filter((a) => a.outcome.ok);
-  const failures = attempts.filter((a) => !a.outcome.ok);
-  const [recordedSuccesses, recordedFailures] = await Promise.all([
-    successes.length > 1
-      ? (pg
-          ? recordSuccesses(db, successes, options.now)
-          : recordSuccessesOnSqlite(db, successes, options.now)
-        )?.catch(() => undefined)
-      : undefined,
-    failures.length > 1 && !pg
-      ? recordInOneTransaction(db, failures, options).catch(() => undefined)
-      : undefined,
-  ]);
+  // The attempts recorded together, and what each was recorded as (undefined: one by one).
+  let grouped: readonly Attempt[] = [];
+  let recorded: Promise<RecordedAttempt[]> | undefined;
+  if (isPostgresDb(db)) {
+    grouped = attempts.filter((a) => a.outcome.ok);
+    if (grouped.length > 1) recorded = recordSuccesses(db, grouped, options.now);
+  } else if (attempts.length > 1) {
+    grouped = attempts;
+    recorded =
+      (attempts.every((a) => a.outcome.ok)
+        ? recordSuccessesOnSqlite(db, attempts, options.now)
+        : undefined) ?? recordInOneTransaction(db, attempts, options);
+  }
+  const results = await recorded?.catch(() => undefined);
   const together = new Map<Attempt, RecordedAttempt>();
-  for (const [i, recorded] of (recordedSuccesses ?? []).entries()) together.set(successes[i]!, recorded);
-  for (const [i, recorded] of (recordedFailures ?? []).entries()) together.set(failures[i]!, recorded);
+  for (const [i, result] of (results ?? []).entries()) together.set(grouped[i]!, result);
   return Promise.allSettled(
     attempts.map((a) => together.get(a) ?? recordAttempt(db, a.delivery, a.outcome, options)),
   );

@@ -8,6 +8,7 @@ import { forEachDialect, holdLocks } from '../../../test/support/databases.js';
 import { DELAYS, type WebhookFixture, webhookFixture } from '../../../test/support/webhook-fixture.js';
 import type { Receiver } from '../../../test/support/webhook-receiver.js';
 import { claimDueDeliveries } from './delivery-claim.js';
+import { PAUSE_AFTER_FAILURES } from './delivery-policy.js';
 import { recordAttempts } from './delivery-record.js';
 import { emitEvent } from './outbox.js';
 import { createDeliveryWorker } from './worker.js';
@@ -96,6 +97,59 @@ forEachDialect('webhook deliveries: the worker', (database) => {
       hours.map((h) => [Number(h.attempts), Number(h.ms_10)]),
       [[3, 3]],
     );
+  });
+
+  it('records a batch of a final failure and successes of one endpoint as one by one would, on either database', async () => {
+    const ep = await endpoint();
+    for (let i = 0; i < 3; i++) await emit('iot.alert.raised', { n: i });
+    const { deliveries: claimed } = await claimDueDeliveries(t.database.db, {
+      now: t.clock.now(),
+      leaseMs: 60_000,
+      owner: 'test-worker',
+      limit: 10,
+      perEndpointLimit: 10,
+      inFlightByEndpoint: new Map(),
+    });
+    assert.equal(claimed.length, 3);
+    // The endpoint one failure short of its pause; the oldest delivery at its last attempt.
+    await t.database.db
+      .updateTable('webhook_endpoints')
+      .set({ consecutive_failures: PAUSE_AFTER_FAILURES - 1 })
+      .where('id', '=', claimed[0]!.endpointId)
+      .execute();
+    const last = { ...claimed[0]!, attemptCount: DELAYS.length };
+    const outcome = (ok: boolean) => ({
+      startedAt: t.clock.now(),
+      durationMs: 5,
+      ok,
+      statusCode: ok ? 200 : 500,
+      error: ok ? null : 'HTTP 500',
+      responseExcerpt: '',
+      requestHeaders: {},
+    });
+    const results = await recordAttempts(
+      t.database.db,
+      [
+        { delivery: last, outcome: outcome(false) },
+        { delivery: claimed[1]!, outcome: outcome(true) },
+        { delivery: claimed[2]!, outcome: outcome(true) },
+      ],
+      { now: t.clock.now(), retryScheduleMs: DELAYS },
+    );
+    const statuses = results.map((r) => r.status === 'fulfilled' && r.value.status);
+    const endpointNow = await f.getEndpoint(ep.id);
+    if (database.dialect === 'sqlite') {
+      // One transaction in delivery order: the failure pauses the endpoint, and the successes that
+      // follow are held, to go again on enable (as recorded one by one in that order).
+      assert.deepEqual(statuses, ['failed', 'held', 'held']);
+      assert.equal(endpointNow.status, 'paused');
+    } else {
+      // The successes in one statement, then the failure in a transaction of its own: the streak
+      // ended by the successes starts again at one.
+      assert.deepEqual(statuses, ['failed', 'succeeded', 'succeeded']);
+      assert.equal(endpointNow.status, 'active');
+      assert.equal(endpointNow.consecutive_failures, 1);
+    }
   });
 
   it('keeps the last 50 finished deliveries per endpoint; queued ones are never pruned', async () => {

@@ -63,6 +63,14 @@ describe('a direct transaction on SQLite', () => {
     assert.deepEqual(committed(), [1, 2, 3]);
   });
 
+  it('refuses work that is async, and keeps nothing of it', async () => {
+    const refused = directTransaction(handle.db, async (s) => {
+      s.run(insert, [5, 'before an await']);
+    });
+    await assert.rejects(refused!, /must not be async/);
+    assert.deepEqual(committed(), [1, 2, 3]);
+  });
+
   it('waits for a Kysely transaction that holds the connection, then runs, in the order asked', async () => {
     const order: string[] = [];
     let release!: () => void;

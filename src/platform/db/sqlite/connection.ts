@@ -123,6 +123,10 @@ export class SqliteConnection implements DatabaseConnection {
     this.prepared('begin immediate').run();
     try {
       const result = work(this.direct);
+      // Statements after an await would run outside the transaction, inside whatever holds the
+      // connection then.
+      if (result instanceof Promise)
+        throw new TypeError('the work of a direct transaction must not be async');
       this.prepared('commit').run();
       return result;
     } catch (err) {
