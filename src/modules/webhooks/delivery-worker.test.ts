@@ -23,21 +23,22 @@ forEachDialect('webhook deliveries: the worker', (database) => {
     ({ t, receiver, farm, worker } = f);
   });
   const { workerWith, endpoint, emit, deliveries } = f;
+  /** Leases every due delivery (up to 10) as a worker's claim would. */
+  const claimAll = async () =>
+    (
+      await claimDueDeliveries(t.database.db, {
+        now: t.clock.now(),
+        leaseMs: 60_000,
+        owner: 'test-worker',
+        limit: 10,
+        perEndpointLimit: 10,
+        inFlightByEndpoint: new Map(),
+      })
+    ).deliveries;
 
   it('records attempts in one batch, and one attempt that cannot be recorded loses no other', async () => {
     const ep = await endpoint();
     for (let i = 0; i < 3; i++) await emit('iot.alert.raised', { n: i });
-    const claimAll = async () =>
-      (
-        await claimDueDeliveries(t.database.db, {
-          now: t.clock.now(),
-          leaseMs: 60_000,
-          owner: 'test-worker',
-          limit: 10,
-          perEndpointLimit: 10,
-          inFlightByEndpoint: new Map(),
-        })
-      ).deliveries;
     const claimed = await claimAll();
     assert.equal(claimed.length, 3);
     const outcome = (requestHeaders: Record<string, unknown>) => ({
@@ -102,14 +103,7 @@ forEachDialect('webhook deliveries: the worker', (database) => {
   it('records a batch of a final failure and successes of one endpoint as one by one would, on either database', async () => {
     const ep = await endpoint();
     for (let i = 0; i < 3; i++) await emit('iot.alert.raised', { n: i });
-    const { deliveries: claimed } = await claimDueDeliveries(t.database.db, {
-      now: t.clock.now(),
-      leaseMs: 60_000,
-      owner: 'test-worker',
-      limit: 10,
-      perEndpointLimit: 10,
-      inFlightByEndpoint: new Map(),
-    });
+    const claimed = await claimAll();
     assert.equal(claimed.length, 3);
     // The endpoint one failure short of its pause; the oldest delivery at its last attempt.
     await t.database.db
