@@ -1,8 +1,9 @@
 // SQLite: a write transaction run directly on the one connection, synchronously in its turn, for the
 // hot paths that write many rows with statements written out once (no query builder, no promise
-// per statement). PostgreSQL has no such path: its statements are round trips anyway.
+// per statement), and the same statements for a member of a group commit, whose transaction holds
+// the turn. PostgreSQL has no such path: its statements are round trips anyway.
 import type { DirectStatements } from './sqlite/open.js';
-import { sqliteHandleConnection } from './sqlite/open.js';
+import { sqliteConnectionOf, sqliteHandleConnection } from './sqlite/open.js';
 import type { Db } from './types.js';
 
 export type { DirectStatements } from './sqlite/open.js';
@@ -17,4 +18,13 @@ export function directTransaction<T>(
   work: (statements: DirectStatements) => T,
 ): Promise<T> | undefined {
   return sqliteHandleConnection(db)?.transaction(work);
+}
+
+/**
+ * The statements of the SQLite connection, to run at once, when `db` is the transaction of a
+ * running group commit (sqlite/group-commit.ts), whose turn on the connection it holds: a member's
+ * statement written out once then skips Kysely's promises. Undefined anywhere else.
+ */
+export function groupStatements(db: Db): DirectStatements | undefined {
+  return db.isTransaction ? sqliteConnectionOf(db)?.groupCommit.statementsOf(db) : undefined;
 }

@@ -2,6 +2,7 @@
 // or only when a condition holds), partial update and soft delete, through the tenant-bound helpers.
 import { CompiledQuery, type Kysely, type Updateable } from 'kysely';
 import { isPostgresDb } from './database.js';
+import { groupStatements } from './direct-transaction.js';
 import type { RecordColumns, RecordTable, Row } from './record-tables.js';
 import { type BaseRow, type RecordBase, type RecordsDb, updateRecords } from './record-view.js';
 import type { LiveIds } from './references.js';
@@ -71,6 +72,9 @@ export async function insertRecordRowIf<T extends RecordTable>(
     if (insertTexts.size >= INSERT_TEXTS_KEPT) insertTexts.clear();
     insertTexts.set(shape, text);
   }
+  // In a SQLite group commit, run at once on the connection its transaction holds.
+  const group = groupStatements(scope.db);
+  if (group) return group.all<Row<T> & BaseRow>(text, parameters)[0];
   const { rows } = await scope.db.executeQuery<Row<T> & BaseRow>(CompiledQuery.raw(text, parameters));
   return rows[0];
 }

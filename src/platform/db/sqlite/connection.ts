@@ -72,7 +72,7 @@ export class SqliteConnection implements DatabaseConnection {
     this.statements = new StatementCache(sqlite);
     this.tableVersions = new TableVersions(sqlite);
     this.searchIndex.register(sqlite);
-    this.groupCommit = new GroupCommit(() => sqlite.inTransaction, this.searchIndex);
+    this.groupCommit = new GroupCommit(() => sqlite.inTransaction, this.searchIndex, this.direct);
     this.snapshot = new TurnSnapshot(sqlite);
     this.changes = new Changes(sqlite, () => this.snapshot.open());
   }

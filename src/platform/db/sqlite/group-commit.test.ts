@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { type DatabaseHandle, openDatabase } from '../database.js';
+import { groupStatements } from '../direct-transaction.js';
 import { inTransaction, type Scope } from '../scope.js';
 import { GROUP_LIMIT } from './group-commit.js';
 
@@ -84,6 +85,48 @@ describe('SQLite group commit', () => {
       committed().filter((id) => id >= 10),
       [10, 13],
     );
+  });
+
+  it("runs a member's statements written out once at once on the connection, inside its savepoint", async () => {
+    const direct = (tx: Scope) => {
+      const statements = groupStatements(tx.db);
+      assert.ok(statements, "a member's transaction has the group's statements");
+      return statements;
+    };
+    const outcomes = await Promise.allSettled([
+      inTransaction(scope, async (tx) => {
+        direct(tx).run('insert into notes (id, body) values (?, ?)', [30, 'direct']);
+        // Kysely's statements of the member, before and after, share its transaction.
+        await insert(tx, 31, 'through Kysely');
+        return direct(tx).all<{ id: number }>('select id from notes where id >= 30 order by id', []);
+      }),
+      inTransaction(scope, async (tx) => {
+        direct(tx).run('insert into notes (id, body) values (?, ?)', [32, 'undone with its member']);
+        direct(tx).run('insert into notes (id, body) values (?, ?)', [33, 'bad']);
+      }),
+      inTransaction(scope, async (tx) => {
+        direct(tx).run('insert into notes (id, body) values (?, ?)', [34, 'kept']);
+      }),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['fulfilled', 'rejected', 'fulfilled'],
+    );
+    assert.deepEqual((outcomes[0] as PromiseFulfilledResult<unknown>).value, [{ id: 30 }, { id: 31 }]);
+    assert.match(String((outcomes[1] as PromiseRejectedResult).reason), /CHECK constraint failed/);
+    assert.deepEqual(
+      committed().filter((id) => id >= 30 && id < 40),
+      [30, 31, 34],
+    );
+  });
+
+  it("offers its statements to no Kysely instance but a running member's transaction", async () => {
+    assert.equal(groupStatements(handle.db), undefined, 'the handle waits for its turn');
+    const kept = await inTransaction(scope, async (tx) => tx.db);
+    assert.equal(groupStatements(kept), undefined, 'a group that has committed');
+    await handle.db.transaction().execute(async (trx) => {
+      assert.equal(groupStatements(trx), undefined, 'a transaction of its own');
+    });
   });
 
   it('runs a transaction that starts inside another in that one (nested, not grouped)', async () => {

@@ -9,9 +9,12 @@
 // may come from what an earlier member of its group wrote, a code already taken say; should that
 // group's commit then fail, the error told of a row that never was: as rare as a failed commit.) A member is run
 // when the group begins (at setImmediate, after the poll phase that brought it) or, when it
-// arrives while a group runs, in that group; the group commits as soon as no member waits.
-import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../types.js';
+// arrives while a group runs, in that group; the group commits as soon as no member waits. The
+// group holds the connection's turn throughout: its savepoints run directly on the connection, and a
+// member may run a statement written out once there too (statementsOf), without Kysely's promises.
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, Db } from '../types.js';
+import type { DirectStatements } from './connection.js';
 import type { DeferredSearchIndex } from './deferred-search.js';
 
 /** Members at most in one commit: a longer group would hold back the answers of its first ones. */
@@ -24,23 +27,37 @@ interface Member {
   reject: (reason: unknown) => void;
 }
 
-const SAVEPOINT = CompiledQuery.raw('savepoint furrow_member');
-const RELEASE = CompiledQuery.raw('release furrow_member');
-const ROLLBACK_TO = CompiledQuery.raw('rollback to furrow_member');
+const SAVEPOINT = 'savepoint furrow_member';
+const RELEASE = 'release furrow_member';
+const ROLLBACK_TO = 'rollback to furrow_member';
 
 export class GroupCommit {
   private queue: Member[] = [];
   private scheduled = false;
   private running = false;
+  /** The running group's transaction, while its members run (see statementsOf). */
+  private current: Transaction<Database> | undefined;
 
   /**
    * @param inTransaction whether the connection has a transaction open (SQLite's own view)
    * @param searchIndex the group's new rows of searched tables, indexed once before it commits
+   * @param statements the connection's statements, run synchronously (the group holds its turn)
    */
   constructor(
     private readonly inTransaction: () => boolean,
     private readonly searchIndex: DeferredSearchIndex,
+    private readonly statements: DirectStatements,
   ) {}
+
+  /**
+   * For a member's transaction (the Kysely instance it was given), the connection's statements, to
+   * run at once without Kysely's promises: the group holds the connection's turn while its members
+   * run, one after another, so nothing else can be on it. Undefined for any other instance, whose
+   * statements must wait for their turn.
+   */
+  statementsOf(db: Db): DirectStatements | undefined {
+    return db === this.current ? this.statements : undefined;
+  }
 
   /** Runs fn in the next group's transaction; resolves once that transaction has committed. */
   run<R>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<R>): Promise<R> {
@@ -99,23 +116,29 @@ export class GroupCommit {
     trx: Transaction<Database>,
     done: { member: Member; value: unknown }[],
   ): Promise<void> {
-    let count = 0;
-    for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
-      let value: unknown;
-      try {
-        await trx.executeQuery(SAVEPOINT);
-        value = await member.fn(trx);
-        await trx.executeQuery(RELEASE);
-      } catch (err) {
-        member.reject(err);
-        // SQLite ends the whole transaction itself after some errors (a full disk, an I/O
-        // error): the members before it are gone too, and the group ends with that error.
-        if (!this.inTransaction()) throw err;
-        await trx.executeQuery(ROLLBACK_TO);
-        await trx.executeQuery(RELEASE);
-        continue;
+    const { statements } = this;
+    this.current = trx;
+    try {
+      let count = 0;
+      for (let member = this.queue.shift(); member !== undefined; member = this.next(++count)) {
+        let value: unknown;
+        try {
+          statements.run(SAVEPOINT, []);
+          value = await member.fn(trx);
+          statements.run(RELEASE, []);
+        } catch (err) {
+          member.reject(err);
+          // SQLite ends the whole transaction itself after some errors (a full disk, an I/O
+          // error): the members before it are gone too, and the group ends with that error.
+          if (!this.inTransaction()) throw err;
+          statements.run(ROLLBACK_TO, []);
+          statements.run(RELEASE, []);
+          continue;
+        }
+        done.push({ member, value });
       }
-      done.push({ member, value });
+    } finally {
+      this.current = undefined;
     }
   }
 
