@@ -55,7 +55,9 @@ export function inputProblems(value: unknown, schema: SchemaNode | undefined, ro
         visit(inner, items, field ? `${field}.${i}` : String(i), depth + 1);
       return;
     }
-    for (const [key, inner] of Object.entries(v)) {
+    const object = v as Record<string, unknown>;
+    for (const key of Object.keys(object)) {
+      const inner = object[key];
       const name = field ? `${field}.${key}` : key;
       if (!isStorableText(key)) {
         errors.push({ field: field || root, message: 'field.text' });
@@ -74,10 +76,18 @@ function numberError(field: string, node: SchemaNode | undefined): FieldError {
   return { field, message: 'field.type', params: { type: integer ? 'an integer' : 'a number' } };
 }
 
+/** The types a schema node takes, its branches' too; kept per node (schemas do not change). */
+const typesOfNode = new WeakMap<SchemaNode, string[]>();
+
 function typesOf(node: SchemaNode): string[] {
-  const own = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type];
-  const branches = [...(node.anyOf ?? []), ...(node.oneOf ?? [])].flatMap(typesOf);
-  return [...own, ...branches];
+  let types = typesOfNode.get(node);
+  if (types === undefined) {
+    const own = node.type === undefined ? [] : Array.isArray(node.type) ? node.type : [node.type];
+    const branches = [...(node.anyOf ?? []), ...(node.oneOf ?? [])].flatMap(typesOf);
+    types = [...own, ...branches];
+    typesOfNode.set(node, types);
+  }
+  return types;
 }
 
 /** A field whose schema takes a number and not a string: a string there is coerced by Ajv. */
