@@ -1,9 +1,16 @@
 // The threaded sender against a real HTTPS receiver: what the sender on the main thread does (the
 // answers, the CA file, the public-address rule) done on a thread of its own; an attempt in flight
-// when the thread stops ends as not sent, and the next send starts a thread again.
+// when the thread stops ends as not sent, and the next send starts a thread again. The compiled
+// service's thread loads the compiled module; the main thread's sender, should its module fail to
+// load, answers why and loads it again at the next send.
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { sourceDigest } from '../../../bin/source-digest.js';
+import { REPO_ROOT } from '../../../test/support/processes.js';
 import { type Receiver, startReceiver } from '../../../test/support/webhook-receiver.js';
 import { createThreadedSender } from './threaded-sender.js';
 
@@ -20,6 +27,48 @@ before(async () => {
 after(() => receiver.close());
 
 const json = { 'content-type': 'application/json' };
+
+/** A script run by Node with tsx, in a child process: its output and exit code. */
+function runScript(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [...nodeArgs, '--import', 'tsx', '--input-type=module', '-e', script],
+      { env: { ...process.env, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/**
+ * The compiled service: dist/ when it was built from the current sources (as `npm ci` leaves it),
+ * else a build of its own under test-output/ (removed with `done`).
+ */
+function compiledService(): { dir: string; done(): void } {
+  const dist = join(REPO_ROOT, 'dist');
+  const stamp = join(dist, '.source-digest');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === sourceDigest(REPO_ROOT)) {
+    return { dir: dist, done() {} };
+  }
+  const dir = join(REPO_ROOT, 'test-output', `build-${process.pid}`);
+  execFileSync(
+    process.execPath,
+    [
+      join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+      '-p',
+      'tsconfig.build.json',
+      '--outDir',
+      dir,
+    ],
+    { cwd: REPO_ROOT, stdio: 'ignore' },
+  );
+  return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
 /** A threaded sender that may dial the local receiver (unless told otherwise) and trusts its certificate. */
 const threaded = (options: { timeoutMs?: number; allowPrivateHosts?: string[] } = {}) =>
   createThreadedSender({
@@ -106,16 +155,72 @@ describe('threaded sender', () => {
       const result = await sender.send(process.env.URL, { 'content-type': 'application/json' }, '{}');
       await sender.close();
       console.log('closed after', result.statusCode);`;
-    const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', '--input-type=module', '-e', script],
-        { env: { ...process.env, CA: receiver.caFile, URL: `${receiver.origin}/fine` }, timeout: 30_000 },
-        (err, out) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout: out }),
-      );
-    });
+    const { code, stdout } = await runScript(script, { CA: receiver.caFile, URL: `${receiver.origin}/fine` });
     assert.equal(stdout.trim(), 'closed after 200');
     assert.equal(code, 0);
+  });
+
+  it('sends from the compiled service too, its thread loading the compiled module', async () => {
+    const compiled = compiledService();
+    try {
+      const module = pathToFileURL(join(compiled.dir, 'modules', 'webhooks', 'threaded-sender.js')).href;
+      const { createThreadedSender: compiledSender } = (await import(module)) as {
+        createThreadedSender: typeof createThreadedSender;
+      };
+      const sender = compiledSender({
+        timeoutMs: 5_000,
+        allowPrivateHosts: ['127.0.0.1'],
+        caFile: receiver.caFile,
+      });
+      try {
+        const result = await sender.send(`${receiver.origin}/fine`, json, '{"compiled":true}');
+        assert.equal(result.error, null);
+        assert.equal(result.statusCode, 200);
+        assert.equal(result.responseExcerpt, 'got 17 bytes');
+      } finally {
+        await sender.close();
+      }
+    } finally {
+      compiled.done();
+    }
+  });
+
+  it("on the main thread, answers why when the sender's module fails to load, and loads it at the next send", async () => {
+    // A real failed load: a resolve hook in the child fails the sender module's first import.
+    const hooks = `data:text/javascript,${encodeURIComponent(`
+      let failed = false;
+      export async function resolve(specifier, context, next) {
+        if (!failed && specifier === './sender.js' && context.parentURL.includes('/threaded-sender.')) {
+          failed = true;
+          throw new Error('disk read failed');
+        }
+        return next(specifier, context);
+      }`)}`;
+    const script = `
+      import { register } from 'node:module';
+      register(${JSON.stringify(hooks)});
+      const { createDeliverySender } = await import(${JSON.stringify(new URL('./threaded-sender.ts', import.meta.url).href)});
+      const sender = createDeliverySender({ thread: false, timeoutMs: 5000, allowPrivateHosts: ['127.0.0.1'], caFile: process.env.CA });
+      const first = await sender.send(process.env.URL, { 'content-type': 'application/json' }, '{}');
+      const second = await sender.send(process.env.URL, { 'content-type': 'application/json' }, '{}');
+      await sender.close();
+      console.log(JSON.stringify([first, second]));`;
+    const before = receiver.requests.length;
+    const { code, stdout, stderr } = await runScript(script, {
+      CA: receiver.caFile,
+      URL: `${receiver.origin}/fine`,
+    });
+    assert.equal(code, 0, stderr);
+    const [first, second] = JSON.parse(stdout) as {
+      ok: boolean;
+      statusCode: number | null;
+      error: string | null;
+    }[];
+    assert.equal(first?.ok, false);
+    assert.equal(first?.statusCode, null);
+    assert.equal(first?.error, 'the sender could not be loaded (disk read failed); not sent');
+    assert.equal(second?.statusCode, 200);
+    assert.equal(receiver.requests.length, before + 1, 'only the second reached the receiver');
   });
 
   it('answers not sent once closed, and a CA file it cannot read stops it at the start', async () => {
