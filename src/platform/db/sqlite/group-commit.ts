@@ -12,6 +12,8 @@
 // arrives while a group runs, in that group; the group commits as soon as no member waits. The
 // group holds the connection's turn throughout: its savepoints run directly on the connection, and a
 // member may run a statement written out once there too (statementsOf), without Kysely's promises.
+// So a member must await every statement it starts before its promise settles: one left waiting in
+// Kysely's queue would run after the member's savepoint is released, in the next member's.
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, Db } from '../types.js';
 import type { DirectStatements } from './connection.js';
