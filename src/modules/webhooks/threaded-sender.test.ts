@@ -4,12 +4,11 @@
 // service's thread loads the compiled module; the main thread's sender, should its module fail to
 // load, answers why and loads it again at the next send.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { sourceDigest } from '../../../bin/source-digest.js';
+import { buildServiceIfStale } from '../../../scripts/test-builds.mjs';
 import { REPO_ROOT } from '../../../test/support/processes.js';
 import { type Receiver, startReceiver } from '../../../test/support/webhook-receiver.js';
 import { createThreadedSender } from './threaded-sender.js';
@@ -46,29 +45,15 @@ function runScript(
 }
 
 /**
- * The compiled service: dist/ when it was built from the current sources (as `npm ci` leaves it),
- * else a build of its own under test-output/ (removed with `done`).
+ * The compiled service, dist/, made current first as the test run makes it at its start
+ * (scripts/test-builds.mjs): normally it already is.
  */
-function compiledService(): { dir: string; done(): void } {
-  const dist = join(REPO_ROOT, 'dist');
-  const stamp = join(dist, '.source-digest');
-  if (existsSync(stamp) && readFileSync(stamp, 'utf8').trim() === sourceDigest(REPO_ROOT)) {
-    return { dir: dist, done() {} };
-  }
-  const dir = join(REPO_ROOT, 'test-output', `build-${process.pid}`);
-  execFileSync(
-    process.execPath,
-    [
-      join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
-      '-p',
-      'tsconfig.build.json',
-      '--outDir',
-      dir,
-    ],
-    { cwd: REPO_ROOT, stdio: 'ignore' },
-  );
-  return { dir, done: () => rmSync(dir, { recursive: true, force: true }) };
+async function compiledService(): Promise<string> {
+  const done = await buildServiceIfStale(REPO_ROOT, `sender-${process.pid}`, new Set());
+  assert.match(done, /^(dist\/ is current|compiled dist\/)/, done);
+  return join(REPO_ROOT, 'dist');
 }
+
 /** A threaded sender that may dial the local receiver (unless told otherwise) and trusts its certificate. */
 const threaded = (options: { timeoutMs?: number; allowPrivateHosts?: string[] } = {}) =>
   createThreadedSender({
@@ -161,27 +146,24 @@ describe('threaded sender', () => {
   });
 
   it('sends from the compiled service too, its thread loading the compiled module', async () => {
-    const compiled = compiledService();
+    const module = pathToFileURL(
+      join(await compiledService(), 'modules', 'webhooks', 'threaded-sender.js'),
+    ).href;
+    const { createThreadedSender: compiledSender } = (await import(module)) as {
+      createThreadedSender: typeof createThreadedSender;
+    };
+    const sender = compiledSender({
+      timeoutMs: 5_000,
+      allowPrivateHosts: ['127.0.0.1'],
+      caFile: receiver.caFile,
+    });
     try {
-      const module = pathToFileURL(join(compiled.dir, 'modules', 'webhooks', 'threaded-sender.js')).href;
-      const { createThreadedSender: compiledSender } = (await import(module)) as {
-        createThreadedSender: typeof createThreadedSender;
-      };
-      const sender = compiledSender({
-        timeoutMs: 5_000,
-        allowPrivateHosts: ['127.0.0.1'],
-        caFile: receiver.caFile,
-      });
-      try {
-        const result = await sender.send(`${receiver.origin}/fine`, json, '{"compiled":true}');
-        assert.equal(result.error, null);
-        assert.equal(result.statusCode, 200);
-        assert.equal(result.responseExcerpt, 'got 17 bytes');
-      } finally {
-        await sender.close();
-      }
+      const result = await sender.send(`${receiver.origin}/fine`, json, '{"compiled":true}');
+      assert.equal(result.error, null);
+      assert.equal(result.statusCode, 200);
+      assert.equal(result.responseExcerpt, 'got 17 bytes');
     } finally {
-      compiled.done();
+      await sender.close();
     }
   });
 
