@@ -372,6 +372,10 @@ function wantsRepresentation(request: FastifyRequest): boolean {
 /** Copies alias fields to their canonical names, unless the canonical name was sent too. */
 function applyAliases(body: unknown, aliases: Record<string, string> | undefined): unknown {
   if (!aliases || body === null || typeof body !== 'object' || Array.isArray(body)) return body;
+  // Most bodies send no alias: they are kept as they are, not copied (this runs on every write).
+  let sent = false;
+  for (const alias in aliases) if (Object.hasOwn(body, alias)) sent = true;
+  if (!sent) return body;
   const copy: Record<string, unknown> = { ...(body as Record<string, unknown>) };
   for (const [alias, canonical] of Object.entries(aliases)) {
     if (Object.hasOwn(copy, alias) && !Object.hasOwn(copy, canonical)) copy[canonical] = copy[alias];
