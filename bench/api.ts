@@ -133,7 +133,8 @@ interface Measurement {
   pgHandlerTarget?: number;
 }
 
-const CROP_INPUT = JSON.stringify({
+/** The crop every create figure sends (also bench/create-cost.ts). */
+export const CROP_INPUT = JSON.stringify({
   name: 'Bench crop',
   code: 'B',
   price: 1,

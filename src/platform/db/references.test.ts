@@ -104,4 +104,70 @@ forEachDialect('checkReferences', (database) => {
     }>`select count(*) as n from crop_types where name = 'probe'`.execute(t.database.db);
     assert.equal(Number(probes.rows[0]?.n), 0, 'a refused write leaves nothing');
   });
+
+  it('writes each value to its own column, whatever the order and shape, past the texts it keeps', async () => {
+    // Texts are kept per table by their columns (in order) and references; more shapes than are
+    // kept (100 a table) start the keeping afresh. Every order of every set of columns with a
+    // name, each with three sets of references: 147 shapes.
+    const orders = (keys: string[]): string[][] =>
+      keys.length === 0
+        ? [[]]
+        : keys.flatMap((k) => orders(keys.filter((o) => o !== k)).map((r) => [k, ...r]));
+    const optional = ['description', 'parent_id', 'images'];
+    const sets = [0, 1, 2, 3, 4, 5, 6, 7].map((bits) => [
+      'name',
+      ...optional.filter((_, i) => bits & (1 << i)),
+    ]);
+    const shapes = sets.flatMap(orders);
+    const references: Reference[][] = [
+      [],
+      [{ field: 'zone_id', table: 'zones', id: g.zone }],
+      [
+        { field: 'farm_id', table: 'farms', id: g.farm },
+        { field: 'zone_id', table: 'zones', id: g.zone },
+      ],
+    ];
+    const expected: string[][] = [];
+    let n = 0;
+    for (const refs of references) {
+      for (const keys of shapes) {
+        n++;
+        const value: Record<string, unknown> = {
+          name: `probe ${n}`,
+          description: `about ${n}`,
+          parent_id: null,
+          images: `[${n}]`,
+        };
+        const columns = Object.fromEntries(keys.map((k) => [k, value[k]]));
+        const row = await insertRecordRowIf(scope(), 'crop_types', columns as never, n, liveIdsOf(refs));
+        assert.ok(row, `shape ${n}`);
+        assert.equal(Number(row.created_at), n);
+        assert.equal(Number(row.tenant_id), mine.id);
+        const got = [row.name, row.description, row.images];
+        const want = [
+          `probe ${n}`,
+          keys.includes('description') ? `about ${n}` : '',
+          keys.includes('images') ? `[${n}]` : null,
+        ];
+        assert.deepEqual(got, want, keys.join(','));
+        expected.push(want as string[]);
+      }
+    }
+    assert.equal(n, 147);
+    const refused = await insertRecordRowIf(
+      scope(),
+      'crop_types',
+      { description: 'x', name: 'probe refused' } as never,
+      1,
+      liveIdsOf([{ field: 'zone_id', table: 'zones', id: theirs.zone }]),
+    );
+    assert.equal(refused, undefined);
+    const rows = await sql<{ name: string; description: string; images: string | null }>`select name,
+      description, images from crop_types where name like 'probe %' order by id`.execute(t.database.db);
+    assert.deepEqual(
+      rows.rows.map((r) => [r.name, r.description, r.images]),
+      expected,
+    );
+    await sql`delete from crop_types where name like 'probe %'`.execute(t.database.db);
+  });
 });
