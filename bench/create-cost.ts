@@ -6,23 +6,16 @@
 // with its own `npm run build:server`).
 //
 //   node --import tsx bench/create-cost.ts [rounds (default 3)] [connections (default 50)]
-import { readFileSync } from 'node:fs';
 import { CROP_INPUT } from './api.js';
 import { deploy, ensureCompiled, login } from './lib/furrow.js';
 import { load } from './lib/load.js';
-import { cpuSeconds } from './lib/system.js';
+import { cpuSeconds, minorFaults } from './lib/system.js';
 
 const WARMUP_S = 3;
 const COUNTED_S = 8;
 
 const rounds = Number(process.argv[2] ?? 3);
 const connections = Number(process.argv[3] ?? 50);
-
-/** Minor page faults of a process so far (/proc/PID/stat). */
-function minorFaults(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[7]);
-}
 
 async function main(): Promise<void> {
   ensureCompiled();

@@ -76,7 +76,8 @@ const LAYER_COLUMNS = [...LAYER_SET];
 /** A text of insertRecordRowIf, with what it was written for. */
 interface InsertText {
   keys: readonly string[];
-  live: readonly LiveIds[];
+  /** Per reference checked, its table and how many ids (not the request's ids). */
+  references: readonly { table: string; count: number }[];
   postgres: boolean;
   text: string;
 }
@@ -95,10 +96,10 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-function sameLive(a: readonly LiveIds[], b: readonly LiveIds[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]!.table !== b[i]!.table || a[i]!.ids.length !== b[i]!.ids.length) return false;
+function sameReferences(kept: InsertText['references'], live: readonly LiveIds[]): boolean {
+  if (kept.length !== live.length) return false;
+  for (let i = 0; i < kept.length; i++) {
+    if (kept[i]!.table !== live[i]!.table || kept[i]!.count !== live[i]!.ids.length) return false;
   }
   return true;
 }
@@ -115,15 +116,14 @@ function insertIfLiveText(
     insertTexts.set(table, kept);
   }
   for (const entry of kept) {
-    if (entry.postgres === postgres && sameKeys(entry.keys, keys) && sameLive(entry.live, live))
+    if (entry.postgres === postgres && sameKeys(entry.keys, keys) && sameReferences(entry.references, live))
       return entry.text;
   }
   const columns = [...keys.filter((key) => !LAYER_SET.has(key)), ...LAYER_COLUMNS];
   const text = writeInsertIfLiveText(table, columns, live, postgres);
   if (kept.length >= INSERT_TEXTS_KEPT) kept.length = 0;
-  // Only the shape of `live` is kept, not the request's ids.
-  const shape = live.map(({ table: t, ids }) => ({ table: t, ids: new Array<number>(ids.length) }));
-  kept.push({ keys: [...keys], live: shape, postgres, text });
+  const references = live.map(({ table: t, ids }) => ({ table: t, count: ids.length }));
+  kept.push({ keys: [...keys], references, postgres, text });
   return text;
 }
 
